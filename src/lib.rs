@@ -11,5 +11,5 @@
 
 pub mod core;
 //pub mod ffi;
-//pub mod netsim;
-//pub mod quality;
+pub mod netsim;
+pub mod quality;

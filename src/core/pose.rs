@@ -31,6 +31,9 @@ impl SampleFlags {
     pub const HAS_ANGULAR_VELOCITY: u32 = 2;
     /// The entity jumped here: snap instead of sweeping from the previous sample.
     pub const TELEPORT: u32 = 4;
+    /// Internal: frames newer than the previous sample arrived without this
+    /// entity (the sender skipped it on purpose: send on change).
+    pub(crate) const AFTER_SKIP: u32 = 1 << 16;
     /// Every bit a caller may set.
     pub const ALL: u32 = Self::HAS_VELOCITY | Self::HAS_ANGULAR_VELOCITY | Self::TELEPORT;
 

@@ -1,1 +1,38 @@
-fn main() {}
+//! The `netsync` command-line program: tools around the library.
+
+mod quality;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+netsync: keeps game objects in step across players on bad networks
+
+USAGE:
+    netsync <COMMAND> [OPTIONS]
+
+COMMANDS:
+    quality    Interpolation quality benchmark: every mode on every network
+               profile, side by side (see `netsync quality --help`)
+    help       Print this help
+";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let command = args.next().and_then(|a| a.into_string().ok());
+    let rest: Vec<_> = args.collect();
+    let result = match command.as_deref() {
+        Some("quality") => quality::run(rest),
+        Some("help") | Some("--help") | Some("-h") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

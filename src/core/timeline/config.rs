@@ -121,7 +121,7 @@ impl Default for TimelineConfig {
             fixed_delay: 0.1,
             literal_initial_delay: 0.1,
             literal_frames: 4,
-            extrapolation_budget: 0.004,
+            extrapolation_budget: 0.006,
             estimate_window: 20.0,
             delay_margin: 0.002,
             min_delay: 0.0,

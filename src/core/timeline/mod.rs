@@ -312,7 +312,7 @@ impl Timeline {
         for (entity, sample) in samples {
             let mut sample = *sample;
             sample.server_time = server_time;
-            self.insert_sample(*entity, sample, now, predicted_now);
+            self.insert_sample(*entity, sample, now, predicted_now, previous_coverage);
         }
         Ok(())
     }
@@ -351,7 +351,14 @@ impl Timeline {
         }
     }
 
-    fn insert_sample(&mut self, entity: u64, sample: Sample, now: f64, predicted_now: f64) {
+    fn insert_sample(
+        &mut self,
+        entity: u64,
+        sample: Sample,
+        now: f64,
+        predicted_now: f64,
+        coverage_before: Option<f64>,
+    ) {
         self.stats.samples += 1;
         let i = match self.index.get(&entity) {
             Some(&i) => i,
@@ -371,7 +378,11 @@ impl Timeline {
             (Some(c), false) => Some(track.read(c).0),
             _ => None,
         };
-        let outcome = track.insert(sample, max_samples);
+        let outcome = track.insert(
+            sample,
+            max_samples,
+            coverage_before.unwrap_or(f64::NEG_INFINITY),
+        );
         match outcome {
             Inserted::Duplicate => self.stats.samples_duplicate += 1,
             Inserted::TooOld => self.stats.samples_too_old += 1,

@@ -101,9 +101,17 @@ impl Track {
         self.has_offset = false;
     }
 
-    /// Adds a sample in server-time order.
-    pub fn insert(&mut self, sample: Sample, max_samples: usize) -> Inserted {
+    /// Adds a sample in server-time order. `coverage_before` is the newest
+    /// frame time seen before this sample's frame.
+    pub fn insert(&mut self, mut sample: Sample, max_samples: usize, coverage_before: f64) -> Inserted {
         let t = sample.server_time;
+        if self
+            .samples
+            .back()
+            .is_some_and(|newest| t > newest.server_time && coverage_before > newest.server_time)
+        {
+            sample.flags.0 |= crate::core::pose::SampleFlags::AFTER_SKIP;
+        }
         let outcome = match self.samples.back() {
             None => {
                 self.samples.push_back(sample);
@@ -228,7 +236,7 @@ impl Track {
             let mut step = self.offset_position * k;
             // Never move the correction faster than the object itself moves, so
             // that blending out can never look like a jump.
-            let limit = (self.max_speed * 0.9).max(0.05) * dt as f32;
+            let limit = (self.max_speed * 0.5).max(0.05) * dt as f32;
             if step.length() > limit {
                 step = step.normalize() * limit;
             }
@@ -318,7 +326,8 @@ fn smooth_between(a: &Sample, b: &Sample, r: f64, frame_interval: f64) -> Pose {
         },
         acceleration: Vec3::ZERO,
     };
-    if frame_interval > 0.0 && b.server_time - a.server_time > 1.5 * frame_interval {
+    let skipped = b.flags.0 & crate::core::pose::SampleFlags::AFTER_SKIP != 0;
+    if skipped && frame_interval > 0.0 && b.server_time - a.server_time > 1.5 * frame_interval {
         // The sender skipped frames because `a` predicted well: follow that
         // prediction until the last frame interval before `b`.
         let bend = b.server_time - frame_interval;
