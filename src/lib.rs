@@ -10,6 +10,6 @@
 //! - [`ffi`]: the C ABI, a thin shell over the layers above.
 
 pub mod core;
-//pub mod ffi;
+pub mod ffi;
 pub mod netsim;
 pub mod quality;

@@ -24,6 +24,7 @@ impl Pose {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SampleFlags(pub u32);
 
+/// cbindgen:ignore
 impl SampleFlags {
     /// `velocity` holds the linear velocity (m/s).
     pub const HAS_VELOCITY: u32 = 1;

@@ -18,7 +18,7 @@ mod report;
 mod trace;
 
 pub use report::{check_targets, table};
-pub use trace::{NetworkTrace, FrameArrival};
+pub use trace::{FrameArrival, NetworkTrace};
 
 use crate::core::timeline::{shown_flags, Mode, Timeline, TimelineConfig};
 use crate::netsim::NetworkProfile;
@@ -124,7 +124,8 @@ pub fn run(config: &QualityConfig) -> Result<Vec<ProfileResult>, String> {
         .iter()
         .enumerate()
         .map(|(i, profile)| {
-            let trace = NetworkTrace::generate(config, *profile, config.seed ^ (i as u64 + 1) << 32);
+            let trace =
+                NetworkTrace::generate(config, *profile, config.seed ^ (i as u64 + 1) << 32);
             let hindsight_delay = trace.hindsight_delay(config.warmup, 0.99);
             let modes = config
                 .contenders
@@ -158,7 +159,11 @@ fn score(
     let mut next_arrival = 0;
     let mut previous_true_time: Option<f64> = None;
     for &frame in &trace.frames {
-        while let Some(a) = trace.arrivals.get(next_arrival).filter(|a| a.client_time <= frame) {
+        while let Some(a) = trace
+            .arrivals
+            .get(next_arrival)
+            .filter(|a| a.client_time <= frame)
+        {
             samples.clear();
             samples.extend(
                 paths
@@ -191,10 +196,9 @@ fn score(
                 let truth_now = path.pose(true_now);
                 align.push(p.distance(truth_then.position) as f64);
                 present.push(p.distance(truth_now.position) as f64);
-                let angle = crate::core::interpolate::angle_between(
-                    s.pose.rotation,
-                    truth_now.rotation,
-                ) as f64;
+                let angle =
+                    crate::core::interpolate::angle_between(s.pose.rotation, truth_now.rotation)
+                        as f64;
                 angle_sq += angle * angle;
                 if s.flags & (shown_flags::EXTRAPOLATED | shown_flags::HELD) != 0 {
                     extrapolated += 1;
@@ -202,7 +206,10 @@ fn score(
                 if let (Some(prev), Some(prev_t)) = (last_shown[id], previous_true_time) {
                     let dt = true_now - prev_t;
                     let moved = p.distance(prev);
-                    let true_moved = path.pose(true_now).position.distance(path.pose(prev_t).position);
+                    let true_moved = path
+                        .pose(true_now)
+                        .position
+                        .distance(path.pose(prev_t).position);
                     if true_moved > 1e-3 && moved < 0.1 * true_moved {
                         stalled += 1;
                     }

@@ -79,7 +79,10 @@ pub fn check_targets(results: &[ProfileResult]) -> Vec<String> {
             }
         }
         if adaptive.jumps > 0 {
-            missed.push(format!("{}: adaptive jumped {} times", p.profile, adaptive.jumps));
+            missed.push(format!(
+                "{}: adaptive jumped {} times",
+                p.profile, adaptive.jumps
+            ));
         }
         if adaptive.delay_mean > 1.25 * p.hindsight_delay {
             missed.push(format!(

@@ -61,7 +61,13 @@ enum Segment {
 /// Entity 0 starts with the S4 example.
 pub fn generate(seed: u64, count: usize, duration: f64) -> Vec<Trajectory> {
     (0..count)
-        .map(|i| trajectory(seed.wrapping_mul(1_000_003).wrapping_add(i as u64), duration, i == 0))
+        .map(|i| {
+            trajectory(
+                seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+                duration,
+                i == 0,
+            )
+        })
         .collect()
 }
 
@@ -115,7 +121,11 @@ fn trajectory(seed: u64, duration: f64, s4_example: bool) -> Trajectory {
                 segment = pick(&mut rng, heading);
                 segment_left = 0.3 + rng.f64() * 2.2;
             }
-            if let Segment::Snap { heading: h, speed: s } = segment {
+            if let Segment::Snap {
+                heading: h,
+                speed: s,
+            } = segment
+            {
                 heading = h;
                 speed = s;
                 segment = Segment::Drive {
@@ -158,12 +168,20 @@ fn pick(rng: &mut fastrand::Rng, heading: f32) -> Segment {
     if roll < 0.40 {
         Segment::Drive {
             speed: 1.0 + rng.f32() * 5.0,
-            turn: if rng.bool() { 0.0 } else { (rng.f32() - 0.5) * 4.0 },
+            turn: if rng.bool() {
+                0.0
+            } else {
+                (rng.f32() - 0.5) * 4.0
+            },
             spin: 0.0,
         }
     } else if roll < 0.55 {
         Segment::Stop {
-            spin: if rng.f32() < 0.3 { (rng.f32() - 0.5) * 12.0 } else { 0.0 },
+            spin: if rng.f32() < 0.3 {
+                (rng.f32() - 0.5) * 12.0
+            } else {
+                0.0
+            },
         }
     } else if roll < 0.70 {
         Segment::Drive {

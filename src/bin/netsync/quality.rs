@@ -30,9 +30,16 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("profile") => {
-                let name: String = parser.value().map_err(|e| e.to_string())?.string().map_err(|_| "profile name is not text")?;
+                let name: String = parser
+                    .value()
+                    .map_err(|e| e.to_string())?
+                    .string()
+                    .map_err(|_| "profile name is not text")?;
                 let profile = NetworkProfile::by_name(&name).ok_or_else(|| {
-                    format!("unknown profile `{name}`; known: {}", NetworkProfile::names())
+                    format!(
+                        "unknown profile `{name}`; known: {}",
+                        NetworkProfile::names()
+                    )
                 })?;
                 config.profiles = vec![profile];
             }

@@ -103,7 +103,12 @@ impl Track {
 
     /// Adds a sample in server-time order. `coverage_before` is the newest
     /// frame time seen before this sample's frame.
-    pub fn insert(&mut self, mut sample: Sample, max_samples: usize, coverage_before: f64) -> Inserted {
+    pub fn insert(
+        &mut self,
+        mut sample: Sample,
+        max_samples: usize,
+        coverage_before: f64,
+    ) -> Inserted {
         let t = sample.server_time;
         if self
             .samples

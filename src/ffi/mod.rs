@@ -1,0 +1,20 @@
+//! The C ABI: a thin shell over the Rust API. No logic lives here beyond
+//! checking what crosses the boundary.
+//!
+//! Conventions (docs/c-api.md): every fallible call returns
+//! [`NetsyncResult`]; outputs go through out-pointers written only on
+//! success; [`netsync_last_error`] gives the detail of the last failure on
+//! the calling thread; every export runs inside a panic boundary and
+//! returns `NETSYNC_ERR_PANIC` instead of unwinding. Handles are opaque ids
+//! checked against a registry, so a freed, foreign or wrong-type handle is
+//! an error code, never a crash.
+
+pub mod handles;
+pub mod log_sink;
+pub mod result;
+pub mod send_filter;
+pub mod timeline;
+pub mod types;
+pub mod version;
+
+pub use result::NetsyncResult;

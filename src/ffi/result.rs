@@ -1,0 +1,147 @@
+//! Result codes, the thread-local last error and the panic boundary.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Result of every fallible netsync call. `NETSYNC_OK` is 0; every other
+/// value is a distinct failure whose detail `netsync_last_error` gives.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetsyncResult {
+    /// Success.
+    NETSYNC_OK = 0,
+    /// A required pointer was NULL.
+    NETSYNC_ERR_NULL_POINTER = 1,
+    /// A value was out of range, not finite, or otherwise malformed.
+    NETSYNC_ERR_INVALID_ARGUMENT = 2,
+    /// The handle is NULL-free but not live: freed, foreign or of another type.
+    NETSYNC_ERR_INVALID_HANDLE = 3,
+    /// No entity with that id.
+    NETSYNC_ERR_UNKNOWN_ENTITY = 4,
+    /// The output array is too small; the required count was written.
+    NETSYNC_ERR_BUFFER_TOO_SMALL = 5,
+    /// The call is not valid in the object's current state.
+    NETSYNC_ERR_WRONG_STATE = 6,
+    /// Another thread is using this handle right now.
+    NETSYNC_ERR_BUSY = 7,
+    /// A configured limit (entities, sizes) would be exceeded.
+    NETSYNC_ERR_LIMIT = 8,
+    /// A bug inside netsync was caught; the handle involved may be unusable.
+    NETSYNC_ERR_PANIC = 9,
+}
+
+impl NetsyncResult {
+    /// Every code, for bindings and tests.
+    pub const ALL: [NetsyncResult; 10] = [
+        NetsyncResult::NETSYNC_OK,
+        NetsyncResult::NETSYNC_ERR_NULL_POINTER,
+        NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT,
+        NetsyncResult::NETSYNC_ERR_INVALID_HANDLE,
+        NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY,
+        NetsyncResult::NETSYNC_ERR_BUFFER_TOO_SMALL,
+        NetsyncResult::NETSYNC_ERR_WRONG_STATE,
+        NetsyncResult::NETSYNC_ERR_BUSY,
+        NetsyncResult::NETSYNC_ERR_LIMIT,
+        NetsyncResult::NETSYNC_ERR_PANIC,
+    ];
+
+    fn name(self) -> &'static std::ffi::CStr {
+        match self {
+            NetsyncResult::NETSYNC_OK => c"NETSYNC_OK",
+            NetsyncResult::NETSYNC_ERR_NULL_POINTER => c"NETSYNC_ERR_NULL_POINTER",
+            NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT => c"NETSYNC_ERR_INVALID_ARGUMENT",
+            NetsyncResult::NETSYNC_ERR_INVALID_HANDLE => c"NETSYNC_ERR_INVALID_HANDLE",
+            NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY => c"NETSYNC_ERR_UNKNOWN_ENTITY",
+            NetsyncResult::NETSYNC_ERR_BUFFER_TOO_SMALL => c"NETSYNC_ERR_BUFFER_TOO_SMALL",
+            NetsyncResult::NETSYNC_ERR_WRONG_STATE => c"NETSYNC_ERR_WRONG_STATE",
+            NetsyncResult::NETSYNC_ERR_BUSY => c"NETSYNC_ERR_BUSY",
+            NetsyncResult::NETSYNC_ERR_LIMIT => c"NETSYNC_ERR_LIMIT",
+            NetsyncResult::NETSYNC_ERR_PANIC => c"NETSYNC_ERR_PANIC",
+        }
+    }
+}
+
+/// A failure on its way out through the boundary.
+#[derive(Debug)]
+pub struct FfiError {
+    pub code: NetsyncResult,
+    pub message: String,
+}
+
+impl FfiError {
+    pub fn new(code: NetsyncResult, message: impl Into<String>) -> Self {
+        FfiError {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn null(what: &str) -> Self {
+        Self::new(
+            NetsyncResult::NETSYNC_ERR_NULL_POINTER,
+            format!("`{what}` is NULL"),
+        )
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT, message)
+    }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_last_error(message: String) {
+    let c = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+/// Runs `body` inside the panic boundary of export `name`.
+pub(crate) fn guard(
+    name: &'static str,
+    body: impl FnOnce() -> Result<(), FfiError>,
+) -> NetsyncResult {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => NetsyncResult::NETSYNC_OK,
+        Ok(Err(e)) => {
+            log::debug!(target: "netsync::ffi", "{name}: {}", e.message);
+            set_last_error(format!("{name}: {}", e.message));
+            e.code
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            log::error!(target: "netsync::ffi", "{name}: internal panic: {what}");
+            set_last_error(format!("{name}: internal panic: {what}"));
+            NetsyncResult::NETSYNC_ERR_PANIC
+        }
+    }
+}
+
+/// Runs `body` inside the panic boundary where the export returns nothing
+/// (the `_free` functions): failures are only logged.
+pub(crate) fn guard_void(name: &'static str, body: impl FnOnce() -> Result<(), FfiError>) {
+    let _ = guard(name, body);
+}
+
+/// Static name of a result code ("NETSYNC_OK", ...); "NETSYNC_UNKNOWN"
+/// for a value that is not a code. Never NULL, never freed.
+#[no_mangle]
+pub extern "C" fn netsync_result_str(code: i32) -> *const c_char {
+    NetsyncResult::ALL
+        .into_iter()
+        .find(|r| *r as i32 == code)
+        .map_or(c"NETSYNC_UNKNOWN".as_ptr(), |r| r.name().as_ptr())
+}
+
+/// Detail of the last failed netsync call on the calling thread, as a
+/// NUL-terminated UTF-8 string ("" when none failed yet). The pointer stays
+/// valid until the next failing netsync call on this thread; copy it.
+#[no_mangle]
+pub extern "C" fn netsync_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
