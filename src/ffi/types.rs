@@ -178,6 +178,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<NetsyncQuat>(), 16);
         assert_eq!(std::mem::size_of::<NetsyncTransform>(), 40);
         assert_eq!(std::mem::align_of::<NetsyncTransform>(), 8);
-        assert_eq!(std::mem::size_of::<NetsyncSample>(), 72);
+        assert_eq!(std::mem::size_of::<NetsyncSample>(), 64);
     }
 }

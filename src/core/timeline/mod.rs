@@ -370,7 +370,16 @@ impl Timeline {
         };
         let mode = self.tracks[i].mode.unwrap_or(self.config.mode);
         let blended = matches!(mode, Mode::Adaptive | Mode::Fixed);
-        let last_render = self.tracks[i].last_render.filter(|_| blended);
+        // Only data that changes what reads at the last render time needs a
+        // correction: a new newest sample does so only when the render time
+        // had already passed the old newest one.
+        let affects_reading = |track: &Track, render: f64| match track.newest() {
+            Some(newest) if sample.server_time > newest.server_time => render >= newest.server_time,
+            _ => true,
+        };
+        let last_render = self.tracks[i]
+            .last_render
+            .filter(|&r| blended && affects_reading(&self.tracks[i], r));
         let ctx = last_render.map(|r| self.context(mode, r));
         let max_samples = self.config.max_samples_per_entity;
         let track = &mut self.tracks[i];

@@ -1,8 +1,6 @@
 //! One entity on the timeline: its buffered samples, how a pose is read
 //! from them at a render time, and the correction being blended out.
 
-use std::collections::VecDeque;
-
 use glam::{Quat, Vec3};
 
 use super::config::{Mode, TimelineConfig};
@@ -53,7 +51,10 @@ pub(crate) enum Inserted {
 pub(crate) struct Track {
     pub id: u64,
     pub mode: Option<Mode>,
-    samples: VecDeque<Sample>,
+    /// Sorted by server time. A plain vector: it holds a handful of
+    /// samples, so dropping from the front is a tiny move, and reading
+    /// (every frame) needs no ring arithmetic.
+    samples: Vec<Sample>,
     rates: Rates,
     max_speed: f32,
     offset_position: Vec3,
@@ -68,7 +69,7 @@ impl Track {
         Track {
             id,
             mode: None,
-            samples: VecDeque::with_capacity(8),
+            samples: Vec::with_capacity(4),
             rates: Rates::default(),
             max_speed: 0.0,
             offset_position: Vec3::ZERO,
@@ -84,7 +85,7 @@ impl Track {
     }
 
     pub fn newest(&self) -> Option<&Sample> {
-        self.samples.back()
+        self.samples.last()
     }
 
     /// Drops blending and smoothing state (mode change, teleport).
@@ -112,19 +113,19 @@ impl Track {
         let t = sample.server_time;
         if self
             .samples
-            .back()
+            .last()
             .is_some_and(|newest| t > newest.server_time && coverage_before > newest.server_time)
         {
             sample.flags.0 |= crate::core::pose::SampleFlags::AFTER_SKIP;
         }
-        let outcome = match self.samples.back() {
+        let outcome = match self.samples.last() {
             None => {
-                self.samples.push_back(sample);
+                self.samples.push(sample);
                 Inserted::Newest
             }
             Some(newest) if t > newest.server_time => {
                 let previous = *newest;
-                self.samples.push_back(sample);
+                self.samples.push(sample);
                 self.rates = Rates::estimate(Some(&previous), &sample);
                 Inserted::Newest
             }
@@ -149,13 +150,15 @@ impl Track {
                 self.max_speed = self.max_speed.max(speed);
             }
         }
-        while self.samples.len() > max_samples {
-            self.samples.pop_front();
+        if self.samples.len() > max_samples {
+            let excess = self.samples.len() - max_samples;
+            self.samples.drain(..excess);
         }
         outcome
     }
 
     /// The pose the samples give at `c.render`, without corrections.
+    #[inline(always)]
     pub fn read(&self, c: &ReadContext) -> (Pose, u32) {
         let n = self.samples.len();
         let newest = &self.samples[n - 1];
@@ -188,6 +191,8 @@ impl Track {
         (pose, 0)
     }
 
+    #[cold]
+    #[inline(never)]
     fn read_past_newest(&self, c: &ReadContext, newest: &Sample) -> (Pose, u32) {
         let r = c.render;
         let tau = r - newest.server_time;
@@ -230,6 +235,7 @@ impl Track {
 
     /// Adaptive / fixed: the pose to show, with the correction applied and
     /// decayed over `dt` (`dt` = 0 reads without decaying).
+    #[inline(always)]
     pub fn present(&mut self, c: &ReadContext, config: &TimelineConfig, dt: f64) -> (Pose, u32) {
         let (raw, mut flags) = self.read(c);
         self.last_render = Some(c.render);
@@ -247,8 +253,9 @@ impl Track {
             }
             self.offset_position -= step;
             self.offset_rotation = slerp(self.offset_rotation, Quat::IDENTITY, k);
+            // 1e-5 m and about 0.05 degrees: below what anyone can see.
             if self.offset_position.length_squared() < 1e-10
-                && self.offset_rotation.w.abs() > 1.0 - 1e-9
+                && self.offset_rotation.w.abs() > 1.0 - 1e-7
             {
                 self.clear_offset();
             }
@@ -265,6 +272,11 @@ impl Track {
     /// (`before` -> `after`). Keeps the shown pose continuous by folding the
     /// difference into the correction.
     pub fn fold_correction(&mut self, before: Pose, after: Pose, snap_distance: f32) {
+        if before.position.distance_squared(after.position) < 1e-12
+            && before.rotation.dot(after.rotation).abs() > 1.0 - 1e-7
+        {
+            return;
+        }
         self.offset_position += before.position - after.position;
         let after_rotation = if before.rotation.dot(after.rotation) < 0.0 {
             -after.rotation
@@ -304,9 +316,17 @@ impl Track {
     }
 
     /// Drops samples the render clock has passed (keeping one before it).
+    #[inline]
     pub fn trim(&mut self, render: f64) {
-        while self.samples.len() > 2 && self.samples[1].server_time <= render {
-            self.samples.pop_front();
+        let passed = self
+            .samples
+            .iter()
+            .skip(1)
+            .take_while(|s| s.server_time <= render)
+            .count();
+        let drop = passed.min(self.samples.len().saturating_sub(2));
+        if drop > 0 {
+            self.samples.drain(..drop);
         }
     }
 }
@@ -314,27 +334,28 @@ impl Track {
 /// Adaptive / fixed interpolation between two samples: Hermite with
 /// velocities, angular velocity for fast spins, and dead reckoning across a
 /// gap where the sender sent nothing (send on change).
+#[inline(always)]
 fn smooth_between(a: &Sample, b: &Sample, r: f64, frame_interval: f64) -> Pose {
     let mut start = a.pose;
     let mut start_time = a.server_time;
     let mut start_velocity = a.velocity;
-    let a_rates = Rates {
-        velocity: if a.flags.has_velocity() {
-            a.velocity
-        } else {
-            Vec3::ZERO
-        },
-        angular_velocity: if a.flags.has_angular_velocity() {
-            a.angular_velocity
-        } else {
-            Vec3::ZERO
-        },
-        acceleration: Vec3::ZERO,
-    };
     let skipped = b.flags.0 & crate::core::pose::SampleFlags::AFTER_SKIP != 0;
     if skipped && frame_interval > 0.0 && b.server_time - a.server_time > 1.5 * frame_interval {
         // The sender skipped frames because `a` predicted well: follow that
         // prediction until the last frame interval before `b`.
+        let a_rates = Rates {
+            velocity: if a.flags.has_velocity() {
+                a.velocity
+            } else {
+                Vec3::ZERO
+            },
+            angular_velocity: if a.flags.has_angular_velocity() {
+                a.angular_velocity
+            } else {
+                Vec3::ZERO
+            },
+            acceleration: Vec3::ZERO,
+        };
         let bend = b.server_time - frame_interval;
         if r < bend {
             return dead_reckon(&a.pose, &a_rates, (r - a.server_time) as f32, Order::First);
@@ -362,10 +383,12 @@ fn smooth_between(a: &Sample, b: &Sample, r: f64, frame_interval: f64) -> Pose {
     } else {
         lerp(start.position, b.pose.position, f)
     };
+    // Faster than a quarter turn per interval: slerp could take the short
+    // way round, so follow the angular velocities instead.
+    let half_turns = (a.angular_velocity + b.angular_velocity) * (0.5 * span);
     let fast_spin = a.flags.has_angular_velocity()
         && b.flags.has_angular_velocity()
-        && (a.angular_velocity + b.angular_velocity).length() * 0.5 * span
-            > std::f32::consts::FRAC_PI_2;
+        && half_turns.length_squared() > std::f32::consts::FRAC_PI_2 * std::f32::consts::FRAC_PI_2;
     let rotation = if fast_spin {
         rotation_with_angular_velocity(
             start.rotation,
