@@ -132,7 +132,8 @@ fn measure(n: usize, mode: u32) -> Figures {
 }
 
 fn main() {
-    // `cargo test --benches` passes --bench-less args; run quickly then.
+    // `--quick`: one run of 1 000 entities per mode, exits non-zero on any
+    // allocation per tick (the test command's smoke run).
     let quick = std::env::args().any(|a| a == "--quick");
     let sizes: &[usize] = if std::env::args().any(|a| a == "--only") {
         &[1_000, 10_000, 100_000]
@@ -168,17 +169,22 @@ fn main() {
             }
             // The machine is shared: repeat and keep the quietest run,
             // reporting the median run too so that noise shows.
-            let mut runs: Vec<Figures> = (0..RUNS).map(|_| measure(n, mode)).collect();
+            let repeats = if quick { 1 } else { RUNS };
+            let mut runs: Vec<Figures> = (0..repeats).map(|_| measure(n, mode)).collect();
             runs.sort_by(|a, b| {
                 a.tick_ns_per_entity_median
                     .total_cmp(&b.tick_ns_per_entity_median)
             });
             let best = &runs[0];
-            let typical = &runs[RUNS / 2];
+            let typical = &runs[runs.len() / 2];
             let allocations = runs
                 .iter()
                 .map(|r| r.allocations_per_tick)
                 .fold(0.0, f64::max);
+            if quick && allocations > 0.0 {
+                eprintln!("error: {name} allocated {allocations} times per tick in steady state");
+                std::process::exit(1);
+            }
             println!(
                 "| {name} | {n} | {:.1} | {:.1} | {:.0} | {:.1} | {:.2} |",
                 best.tick_ns_per_entity_median,

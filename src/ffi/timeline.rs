@@ -230,7 +230,7 @@ impl From<&TimelineConfig> for NetsyncTimelineConfig {
 }
 
 impl NetsyncTimelineConfig {
-    pub(crate) fn to_core(&self) -> Result<TimelineConfig, FfiError> {
+    pub(crate) fn to_core(self) -> Result<TimelineConfig, FfiError> {
         if self.smoothing_face_motion > 1 {
             return Err(FfiError::invalid("smoothing_face_motion must be 0 or 1"));
         }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs every netsync test on a fresh machine: installs what is missing,
+# then formatting, lints, unit and integration tests (Rust through the C
+# ABI, C99 and C++17 programs against the shared library), and a smoke run
+# of the tick-cost benchmark that fails on any allocation per tick.
+# Fails (never skips) when a part cannot run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+apt_install() {
+    step "installing $*"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "need root (or sudo) to install: $*" >&2
+        exit 1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
+}
+
+command -v cargo >/dev/null || { echo "cargo is required (rustup)" >&2; exit 1; }
+missing=()
+command -v gcc >/dev/null || missing+=(gcc)
+command -v g++ >/dev/null || missing+=(g++)
+command -v nm >/dev/null || missing+=(binutils)
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
+for component in rustfmt clippy; do
+    if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+        step "adding rustup component $component"
+        rustup component add "$component"
+    fi
+done
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -- -D warnings
+
+step "cargo test"
+cargo test
+
+step "tick-cost benchmark smoke run (fails on allocations per tick)"
+cargo bench --bench tick_cost -- --quick
+
+echo
+echo "all netsync tests passed"
