@@ -7,21 +7,23 @@
 //! - presentation error: shown pose vs the true pose now;
 //! - render delay: true server time now minus the render time;
 //! - extrapolated: frames whose render time is past the newest data;
-//! - stalled: frames where the object visibly stops (moves < 10 % of its
-//!   true motion) while it really moves;
+//! - stalled: frames where the object on screen stands still (moves < 10 %)
+//!   while the path at the mode's render time moves;
 //! - jumps: frames whose displacement exceeds twice the most the true
 //!   object can move in that frame.
 
 pub mod scenario;
 
 mod report;
+mod score;
 mod trace;
 
 pub use report::{check_targets, table};
 pub use trace::{FrameArrival, NetworkTrace};
 
-use crate::core::timeline::{shown_flags, Mode, Timeline, TimelineConfig};
+use crate::core::timeline::{Mode, Timeline, TimelineConfig};
 use crate::netsim::NetworkProfile;
+use score::Scorer;
 
 /// One column of the comparison: a labelled timeline configuration.
 #[derive(Clone, Debug)]
@@ -149,15 +151,10 @@ fn score(
 ) -> Result<ModeResult, String> {
     let mut timeline = Timeline::new(contender.config)?;
     let mode = contender.config.mode;
-    let mut align = Vec::new();
-    let mut present = Vec::new();
-    let mut angle_sq = 0.0f64;
-    let mut delays = Vec::new();
-    let (mut extrapolated, mut stalled, mut jumps, mut counted) = (0u64, 0u64, 0u64, 0u64);
-    let mut last_shown = vec![None; paths.len()];
+    let mut scorer = Scorer::new(paths);
     let mut samples = Vec::with_capacity(paths.len());
+    let mut shown = Vec::with_capacity(paths.len());
     let mut next_arrival = 0;
-    let mut previous_true_time: Option<f64> = None;
     for &frame in &trace.frames {
         while let Some(a) = trace
             .arrivals
@@ -176,70 +173,18 @@ fn score(
                 .map_err(|e| e.to_string())?;
             next_arrival += 1;
         }
-        let true_now = trace.true_time(frame);
-        let mut shown = Vec::with_capacity(paths.len());
+        shown.clear();
         timeline
             .tick_with(frame, |_, s| shown.push(*s))
             .map_err(|e| e.to_string())?;
-        let render = timeline.render_time(mode);
+        let true_now = trace.true_time(frame);
         let measuring = true_now >= config.warmup;
-        if measuring && !shown.is_empty() {
-            delays.push(true_now - render);
-        }
-        for s in &shown {
-            let id = s.entity as usize;
-            let path = &paths[id];
-            let p = s.pose.position;
-            if measuring {
-                counted += 1;
-                let truth_then = path.pose(render);
-                let truth_now = path.pose(true_now);
-                align.push(p.distance(truth_then.position) as f64);
-                present.push(p.distance(truth_now.position) as f64);
-                let angle =
-                    crate::core::interpolate::angle_between(s.pose.rotation, truth_now.rotation)
-                        as f64;
-                angle_sq += angle * angle;
-                if s.flags & (shown_flags::EXTRAPOLATED | shown_flags::HELD) != 0 {
-                    extrapolated += 1;
-                }
-                if let (Some(prev), Some(prev_t)) = (last_shown[id], previous_true_time) {
-                    let dt = true_now - prev_t;
-                    let moved = p.distance(prev);
-                    let true_moved = path
-                        .pose(true_now)
-                        .position
-                        .distance(path.pose(prev_t).position);
-                    if true_moved > 1e-3 && moved < 0.1 * true_moved {
-                        stalled += 1;
-                    }
-                    let limit = 2.0 * path.max_speed * dt as f32 + 1e-3;
-                    if moved > limit {
-                        jumps += 1;
-                    }
-                }
-            }
-            last_shown[id] = Some(p);
-        }
-        previous_true_time = Some(true_now);
+        scorer.frame(true_now, timeline.render_time(mode), &shown, measuring);
     }
-    let counted_f = counted.max(1) as f64;
-    Ok(ModeResult {
-        label: contender.label.clone(),
-        align_rms: rms(&align),
-        align_p99: percentile(&mut align, 0.99),
-        present_rms: rms(&present),
-        present_p99: percentile(&mut present, 0.99),
-        present_angle_rms: (angle_sq / counted_f).sqrt().to_degrees(),
-        delay_mean: delays.iter().sum::<f64>() / delays.len().max(1) as f64,
-        delay_p99: percentile(&mut delays, 0.99),
-        extrapolated: extrapolated as f64 / counted_f,
-        stalled: stalled as f64 / counted_f,
-        jumps,
-    })
+    Ok(scorer.finish(&contender.label))
 }
 
-fn rms(xs: &[f64]) -> f64 {
+pub(crate) fn rms(xs: &[f64]) -> f64 {
     if xs.is_empty() {
         return 0.0;
     }
