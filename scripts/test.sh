@@ -38,6 +38,9 @@ cargo fmt --all -- --check
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
 
+step "cargo build --lib (the cdylib the C, C++ and symbol tests load)"
+cargo build --lib
+
 step "cargo test"
 cargo test
 

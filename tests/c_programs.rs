@@ -15,7 +15,7 @@ fn compile_and_run(compiler: &str, flags: &[&str], name: &str) {
     let lib = library_dir();
     assert!(
         lib.join("libnetsync.so").exists(),
-        "libnetsync.so not found in {}",
+        "libnetsync.so not found in {}: run `cargo build --lib` first (scripts/test.sh does)",
         lib.display()
     );
     let out = std::env::temp_dir().join(format!("netsync-{name}-{}", std::process::id()));

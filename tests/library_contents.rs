@@ -8,7 +8,11 @@ fn library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().unwrap().parent().unwrap();
     let lib = dir.join("libnetsync.so");
-    assert!(lib.exists(), "{} missing", lib.display());
+    assert!(
+        lib.exists(),
+        "{} missing: run `cargo build --lib` first (scripts/test.sh does)",
+        lib.display()
+    );
     lib
 }
 
