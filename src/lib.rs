@@ -13,3 +13,4 @@ pub mod core;
 pub mod ffi;
 pub mod netsim;
 pub mod quality;
+pub mod wire;
