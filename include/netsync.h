@@ -299,8 +299,6 @@ typedef struct NetsyncTimelineStats {
   double frame_interval;
 } NetsyncTimelineStats;
 
-
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -98,6 +98,28 @@ pub(crate) fn remove<T: Send + 'static>(id: u64, type_name: &str) -> Result<bool
     }
 }
 
+/// Registers `value` and writes its handle to `*out` (checked for NULL
+/// by the caller) as the opaque pointer type `H` the header declares.
+pub(crate) fn publish<T: Send + 'static, H>(out: *mut *mut H, value: T) {
+    let handle = insert(value);
+    // SAFETY: the caller checked `out` for NULL; C owns the storage.
+    unsafe { out.write(handle as usize as *mut H) };
+}
+
+/// The `_free` functions: NULL and handles no longer live are no-ops
+/// (logged), a handle of another type is an error.
+pub(crate) fn free<T: Send + 'static, H>(
+    handle: *mut H,
+    type_name: &str,
+    function: &str,
+) -> Result<(), FfiError> {
+    let id = handle as usize as u64;
+    if !handle.is_null() && !remove::<T>(id, type_name)? {
+        log::warn!(target: "netsync::ffi", "{function}: handle {id:#x} is not live");
+    }
+    Ok(())
+}
+
 /// Number of live handles of every type (for leak checks in tests).
 pub fn live_count() -> usize {
     registry().lock().unwrap_or_else(|p| p.into_inner()).len()

@@ -128,9 +128,7 @@ pub extern "C" fn netsync_send_filter_new(
             // SAFETY: checked for NULL.
             unsafe { *config }.to_core()?
         };
-        let handle = handles::insert(SendFilter::new(config));
-        // SAFETY: checked for NULL.
-        unsafe { out.write(handle as usize as *mut NetsyncSendFilter) };
+        handles::publish(out, SendFilter::new(config));
         Ok(())
     })
 }
@@ -139,10 +137,7 @@ pub extern "C" fn netsync_send_filter_new(
 #[no_mangle]
 pub extern "C" fn netsync_send_filter_free(filter: *mut NetsyncSendFilter) {
     guard_void("netsync_send_filter_free", || {
-        if !filter.is_null() && !handles::remove::<SendFilter>(id(filter), TYPE_NAME)? {
-            log::warn!(target: "netsync::ffi", "netsync_send_filter_free: handle {:#x} is not live", id(filter));
-        }
-        Ok(())
+        handles::free::<SendFilter, _>(filter, TYPE_NAME, "netsync_send_filter_free")
     })
 }
 

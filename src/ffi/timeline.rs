@@ -333,12 +333,13 @@ pub extern "C" fn netsync_timeline_new(
             unsafe { *config }.to_core()?
         };
         let timeline = Timeline::new(config).map_err(FfiError::invalid)?;
-        let handle = handles::insert(TimelineObject {
-            timeline,
-            scratch: Vec::new(),
-        });
-        // SAFETY: checked for NULL.
-        unsafe { out.write(handle as usize as *mut NetsyncTimeline) };
+        handles::publish(
+            out,
+            TimelineObject {
+                timeline,
+                scratch: Vec::new(),
+            },
+        );
         Ok(())
     })
 }
@@ -347,10 +348,7 @@ pub extern "C" fn netsync_timeline_new(
 #[no_mangle]
 pub extern "C" fn netsync_timeline_free(timeline: *mut NetsyncTimeline) {
     guard_void("netsync_timeline_free", || {
-        if !timeline.is_null() && !handles::remove::<TimelineObject>(id(timeline), TYPE_NAME)? {
-            log::warn!(target: "netsync::ffi", "netsync_timeline_free: handle {:#x} is not live", id(timeline));
-        }
-        Ok(())
+        handles::free::<TimelineObject, _>(timeline, TYPE_NAME, "netsync_timeline_free")
     })
 }
 

@@ -38,7 +38,7 @@ const MAX_STEPS: i64 = 1 << 40;
 
 impl Precision {
     pub fn validate(&self) -> Result<(), String> {
-        let ok = |v: f32| v.is_finite() && v >= 1e-6 && v <= 1.0;
+        let ok = |v: f32| (1e-6..=1.0).contains(&v);
         if !ok(self.position) || !ok(self.velocity) || !ok(self.angular_velocity) {
             return Err("precisions must be in [1e-6, 1]".into());
         }

@@ -61,7 +61,7 @@ pub fn read_i64(r: &mut Reader, field: &'static str) -> Result<i64, DecodeError>
 
 /// Bytes a u64 takes as a varint.
 pub fn len_u64(v: u64) -> usize {
-    (((64 - (v | 1).leading_zeros()) + 6) / 7) as usize
+    (64 - (v | 1).leading_zeros()).div_ceil(7) as usize
 }
 
 #[cfg(test)]
