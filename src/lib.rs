@@ -11,6 +11,7 @@
 
 pub mod core;
 pub mod ffi;
+pub mod net;
 pub mod netsim;
 pub mod quality;
 pub mod wire;

@@ -1,0 +1,4 @@
+//! The transport layer: the stateless handshake that admits an address
+//! before laminar sees it, and (next) the datagram sockets laminar runs on.
+
+pub mod handshake;
