@@ -2,3 +2,4 @@
 //! before laminar sees it, and (next) the datagram sockets laminar runs on.
 
 pub mod handshake;
+pub mod raw_socket;
