@@ -2,4 +2,5 @@
 //! before laminar sees it, and (next) the datagram sockets laminar runs on.
 
 pub mod handshake;
+pub mod laminar_socket;
 pub mod raw_socket;

@@ -1,0 +1,201 @@
+//! laminar's `DatagramSocket` over our sockets, with the handshake in
+//! front: on the relay only admitted addresses reach laminar; on a client
+//! only the relay's address does, and only after admission.
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use super::handshake::{is_handshake, Admission, ClientHandshake, GateOutcome, Gatekeeper};
+use super::raw_socket::RawSocket;
+
+/// Counters of what the socket layer dropped or answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GateStats {
+    /// Datagrams from addresses that were never admitted.
+    pub dropped_unadmitted: u64,
+    /// Handshake datagrams dropped (malformed, bad cookie, ...).
+    pub dropped_handshakes: u64,
+    /// Replies sent before admission.
+    pub handshake_replies: u64,
+    /// Datagrams larger than laminar's receive buffer.
+    pub dropped_oversized: u64,
+}
+
+/// The relay's socket: a [`Gatekeeper`] in front of laminar.
+#[derive(Debug)]
+pub struct RelaySocket<R: RawSocket> {
+    inner: R,
+    gate: Gatekeeper,
+    start: Instant,
+    admitted: Vec<(SocketAddr, Admission)>,
+    stats: GateStats,
+}
+
+impl<R: RawSocket> RelaySocket<R> {
+    pub fn new(inner: R, max_clients: usize) -> Self {
+        RelaySocket {
+            inner,
+            gate: Gatekeeper::new(max_clients),
+            start: Instant::now(),
+            admitted: Vec::new(),
+            stats: GateStats::default(),
+        }
+    }
+
+    /// Addresses admitted since the last call.
+    pub fn take_admitted(&mut self) -> Vec<(SocketAddr, Admission)> {
+        std::mem::take(&mut self.admitted)
+    }
+
+    pub fn gate(&self) -> &Gatekeeper {
+        &self.gate
+    }
+
+    /// Forgets an address: its datagrams are dropped until it shakes hands again.
+    pub fn evict(&mut self, addr: &SocketAddr) -> Option<Admission> {
+        self.gate.evict(addr)
+    }
+
+    pub fn stats(&self) -> GateStats {
+        self.stats
+    }
+
+    pub fn inner_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+}
+
+impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
+    fn send_packet(&mut self, addr: &SocketAddr, payload: &[u8]) -> io::Result<usize> {
+        self.inner.send(*addr, payload)
+    }
+
+    fn receive_packet<'a>(&mut self, buffer: &'a mut [u8]) -> io::Result<(&'a [u8], SocketAddr)> {
+        loop {
+            let (n, from) = self.inner.recv(buffer)?;
+            if n >= buffer.len() {
+                self.stats.dropped_oversized += 1;
+                continue;
+            }
+            if is_handshake(&buffer[..n]) {
+                let now = self.start.elapsed().as_secs_f64();
+                match self.gate.handle(from, &buffer[..n], now) {
+                    GateOutcome::Reply(reply) => {
+                        self.stats.handshake_replies += 1;
+                        let _ = self.inner.send(from, &reply);
+                    }
+                    GateOutcome::Admitted { reply, admission } => {
+                        self.stats.handshake_replies += 1;
+                        let _ = self.inner.send(from, &reply);
+                        self.admitted.push((from, admission));
+                    }
+                    GateOutcome::Drop(_) => self.stats.dropped_handshakes += 1,
+                }
+                continue;
+            }
+            if self.gate.is_admitted(&from) {
+                return Ok((&buffer[..n], from));
+            }
+            self.stats.dropped_unadmitted += 1;
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+
+    fn is_blocking_mode(&self) -> bool {
+        false
+    }
+}
+
+/// A client's socket: talks to one relay, shakes hands first.
+#[derive(Debug)]
+pub struct ClientSocket<R: RawSocket> {
+    inner: R,
+    relay: SocketAddr,
+    handshake: ClientHandshake,
+    start: Instant,
+    stats: GateStats,
+}
+
+impl<R: RawSocket> ClientSocket<R> {
+    pub fn new(inner: R, relay: SocketAddr, nonce: u64) -> Self {
+        ClientSocket {
+            inner,
+            relay,
+            handshake: ClientHandshake::start(nonce),
+            start: Instant::now(),
+            stats: GateStats::default(),
+        }
+    }
+
+    pub fn relay(&self) -> SocketAddr {
+        self.relay
+    }
+
+    pub fn handshake(&self) -> &ClientHandshake {
+        &self.handshake
+    }
+
+    pub fn stats(&self) -> GateStats {
+        self.stats
+    }
+
+    /// Sends the handshake datagram due now, if any. Replies are taken in
+    /// `receive_packet`, so laminar's poll drives both.
+    pub fn poll_handshake(&mut self) {
+        let now = self.start.elapsed().as_secs_f64();
+        if let Some(request) = self.handshake.poll(now) {
+            let _ = self.inner.send(self.relay, &request);
+        }
+    }
+
+    pub fn inner_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+}
+
+impl<R: RawSocket> laminar::DatagramSocket for ClientSocket<R> {
+    fn send_packet(&mut self, addr: &SocketAddr, payload: &[u8]) -> io::Result<usize> {
+        if *addr != self.relay || !matches!(self.handshake, ClientHandshake::Admitted { .. }) {
+            return Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "not admitted by the relay yet",
+            ));
+        }
+        self.inner.send(*addr, payload)
+    }
+
+    fn receive_packet<'a>(&mut self, buffer: &'a mut [u8]) -> io::Result<(&'a [u8], SocketAddr)> {
+        loop {
+            let (n, from) = self.inner.recv(buffer)?;
+            if from != self.relay {
+                self.stats.dropped_unadmitted += 1;
+                continue;
+            }
+            if n >= buffer.len() {
+                self.stats.dropped_oversized += 1;
+                continue;
+            }
+            if is_handshake(&buffer[..n]) {
+                let now = self.start.elapsed().as_secs_f64();
+                self.handshake.receive(&buffer[..n], now);
+                continue;
+            }
+            if matches!(self.handshake, ClientHandshake::Admitted { .. }) {
+                return Ok((&buffer[..n], from));
+            }
+            self.stats.dropped_unadmitted += 1;
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+
+    fn is_blocking_mode(&self) -> bool {
+        false
+    }
+}
