@@ -14,4 +14,5 @@ pub mod ffi;
 pub mod net;
 pub mod netsim;
 pub mod quality;
+pub mod server;
 pub mod wire;

@@ -23,7 +23,15 @@ pub struct EntityUpdate {
     pub velocity: Option<Vec3>,
     pub angular_velocity: Option<Vec3>,
     pub teleport: bool,
+    /// How long before the message's time this state was true (s, >= 0):
+    /// the relay forwards each owner's own stamp this way.
+    pub age: f64,
 }
+
+/// Unit of `EntityUpdate::age` on the wire (100 microseconds).
+const AGE_STEP: f64 = 1e-4;
+/// Largest age the wire carries (about 100 s); older states say so.
+const MAX_AGE_STEPS: u64 = 1_000_000;
 
 impl EntityUpdate {
     /// The update carrying `sample`'s state.
@@ -37,12 +45,17 @@ impl EntityUpdate {
                 .has_angular_velocity()
                 .then_some(sample.angular_velocity),
             teleport: sample.flags.teleport(),
+            age: 0.0,
         }
     }
 
-    /// The sample this update describes at `server_time`.
-    pub fn to_sample(&self, server_time: f64) -> Sample {
-        let mut s = Sample::at(server_time, self.pose.position, self.pose.rotation);
+    /// The sample this update describes, in a message stamped `message_time`.
+    pub fn to_sample(&self, message_time: f64) -> Sample {
+        let mut s = Sample::at(
+            message_time - self.age,
+            self.pose.position,
+            self.pose.rotation,
+        );
         if let Some(v) = self.velocity {
             s = s.with_velocity(v);
         }
@@ -57,10 +70,19 @@ impl EntityUpdate {
 
     pub fn encode(&self, w: &mut Writer, p: &Precision) -> Result<(), QuantizeError> {
         write_u64(w, self.entity);
+        let age_steps = if self.age.is_finite() && self.age > 0.0 {
+            ((self.age / AGE_STEP).round() as u64).min(MAX_AGE_STEPS)
+        } else {
+            0
+        };
         let flags = (self.velocity.is_some() as u8)
             | (self.angular_velocity.is_some() as u8) << 1
-            | (self.teleport as u8) << 2;
+            | (self.teleport as u8) << 2
+            | ((age_steps > 0) as u8) << 3;
         w.u8(flags);
+        if age_steps > 0 {
+            write_u64(w, age_steps);
+        }
         write_vec3(w, self.pose.position, p.position)?;
         write_rotation(w, self.pose.rotation, p.rotation_bits)?;
         if let Some(v) = self.velocity {
@@ -75,12 +97,17 @@ impl EntityUpdate {
     pub fn decode(r: &mut Reader, p: &Precision) -> Result<Self, DecodeError> {
         let entity = read_u64(r, "entity")?;
         let flags = r.u8("update flags")?;
-        if flags & !0b111 != 0 {
+        if flags & !0b1111 != 0 {
             return Err(DecodeError::Invalid {
                 field: "update flags",
                 reason: "unknown bits",
             });
         }
+        let age = if flags & 8 != 0 {
+            read_bounded(r, "age", MAX_AGE_STEPS)? as f64 * AGE_STEP
+        } else {
+            0.0
+        };
         let position = read_vec3(r, p.position, "position")?;
         let rotation = read_rotation(r, p.rotation_bits, "rotation")?;
         let velocity = if flags & 1 != 0 {
@@ -99,6 +126,7 @@ impl EntityUpdate {
             velocity,
             angular_velocity,
             teleport: flags & 4 != 0,
+            age,
         })
     }
 }
@@ -111,6 +139,7 @@ mod kind {
     pub const PONG: u8 = 4;
     pub const ENTITY_REMOVED: u8 = 5;
     pub const OWNED_STATE: u8 = 6;
+    pub const KEEP_ALIVE: u8 = 7;
 }
 
 /// Why an entity left a client's view.
@@ -169,6 +198,9 @@ pub enum Message {
         server_time: f64,
         updates: Vec<EntityUpdate>,
     },
+    /// Either way, reliable: keeps laminar's acks flowing (acks ride only
+    /// on reliable packets).
+    KeepAlive,
 }
 
 impl Message {
@@ -232,6 +264,7 @@ impl Message {
                 write_u64(w, *entity);
                 w.u8(*reason as u8);
             }
+            Message::KeepAlive => w.u8(kind::KEEP_ALIVE),
         }
         Ok(())
     }
@@ -297,6 +330,7 @@ impl Message {
                     reason: "unknown removal reason",
                 })?,
             },
+            kind::KEEP_ALIVE => Message::KeepAlive,
             _ => {
                 return Err(DecodeError::Invalid {
                     field: "message type",
@@ -324,6 +358,7 @@ mod tests {
             velocity: moving.then_some(Vec3::new(2.0, 0.0, -1.5)),
             angular_velocity: moving.then_some(Vec3::new(0.0, 1.25, 0.0)),
             teleport: entity % 7 == 0,
+            age: if moving { 0.0123 } else { 0.0 },
         }
     }
 
@@ -358,6 +393,7 @@ mod tests {
                 entity: 42,
                 reason: RemovalReason::OwnerLeft,
             },
+            Message::KeepAlive,
         ];
         for m in messages {
             let mut w = Writer::new();
@@ -370,6 +406,7 @@ mod tests {
                         assert!(x.pose.position.distance(y.pose.position) < 0.001);
                         assert_eq!(x.velocity.is_some(), y.velocity.is_some());
                         assert_eq!(x.teleport, y.teleport);
+                        assert!((x.age - y.age).abs() < 1e-4);
                     }
                 }
                 (Message::OwnedState { .. }, Message::OwnedState { .. }) => {}
@@ -387,9 +424,9 @@ mod tests {
         let mut w = Writer::new();
         update(1, true).encode(&mut w, &p).unwrap();
         let moving = w.len();
-        // id 1 + flags 1 + position 3x(2..3) + rotation 4.
+        // id 1 + flags 1 + position 3x(2..3) + rotation 4 (+ age 2 when moving).
         assert!(at_rest <= 14, "{at_rest}");
-        assert!(moving <= 26, "{moving}");
+        assert!(moving <= 28, "{moving}");
     }
 
     #[test]

@@ -252,9 +252,9 @@ impl Timeline {
     }
 
     /// A snapshot stamped `server_time` arrived at client time `now` with
-    /// `samples` (entity id, sample; the sample's own server time is
-    /// replaced by `server_time`). Validates everything first: on error
-    /// nothing changed.
+    /// `samples` (entity id, sample). Each sample keeps its own server time
+    /// (a relay forwards each owner's stamp), which must not be after the
+    /// frame's. Validates everything first: on error nothing changed.
     pub fn push_frame(
         &mut self,
         now: f64,
@@ -273,6 +273,12 @@ impl Timeline {
                 entity: *entity,
                 reason,
             })?;
+            if !sample.server_time.is_finite() || sample.server_time > server_time + 1e-9 {
+                return Err(TimelineError::InvalidSample {
+                    entity: *entity,
+                    reason: "sample time is not finite or is newer than its frame",
+                });
+            }
             if !self.index.contains_key(entity) {
                 new_entities += 1;
             }
@@ -310,9 +316,7 @@ impl Timeline {
 
         let predicted_now = now + offset + self.config.prediction_lead;
         for (entity, sample) in samples {
-            let mut sample = *sample;
-            sample.server_time = server_time;
-            self.insert_sample(*entity, sample, now, predicted_now, previous_coverage);
+            self.insert_sample(*entity, *sample, now, predicted_now, previous_coverage);
         }
         Ok(())
     }
