@@ -9,6 +9,7 @@
 //! - [`quality`]: the deterministic quality benchmark (scenario, metrics).
 //! - [`ffi`]: the C ABI, a thin shell over the layers above.
 
+pub mod client;
 pub mod core;
 pub mod ffi;
 pub mod net;
