@@ -21,6 +21,8 @@ pub struct ClockStats {
     /// Mean absolute deviation of recent RTTs.
     pub jitter: f64,
     pub offset: f64,
+    /// True once the welcome or a pong gave an offset.
+    pub known: bool,
     pub samples: u64,
     pub resyncs: u64,
 }
@@ -63,7 +65,7 @@ impl ClockEstimator {
     /// the relay's clock `server_time`.
     pub fn pong(&mut self, sent: f64, server_time: f64, received: f64) {
         let rtt = received - sent;
-        if !(rtt.is_finite() && rtt >= 0.0 && rtt < 10.0 && server_time.is_finite()) {
+        if !((0.0..10.0).contains(&rtt) && server_time.is_finite()) {
             return;
         }
         let probe = Probe {
@@ -100,7 +102,11 @@ impl ClockEstimator {
         let filtered = best.iter().map(|p| p.offset).sum::<f64>() / best.len() as f64;
         let mean_rtt = self.probes.iter().map(|p| p.rtt).sum::<f64>() / self.probes.len() as f64;
         self.stats.rtt_min = by_rtt[0].rtt;
-        self.stats.jitter = self.probes.iter().map(|p| (p.rtt - mean_rtt).abs()).sum::<f64>()
+        self.stats.jitter = self
+            .probes
+            .iter()
+            .map(|p| (p.rtt - mean_rtt).abs())
+            .sum::<f64>()
             / self.probes.len() as f64;
         if self.outliers == 0 {
             self.offset = Some(filtered);
@@ -119,7 +125,10 @@ impl ClockEstimator {
     }
 
     pub fn stats(&self) -> ClockStats {
-        self.stats
+        let mut s = self.stats;
+        s.known = self.offset.is_some();
+        s.offset = self.offset.unwrap_or(0.0);
+        s
     }
 }
 

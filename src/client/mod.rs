@@ -1,4 +1,14 @@
-//! The client: clock estimate, session logic and (next) the network
-//! thread and the engine-facing handle.
+//! The client: an engine-facing handle ([`Client`]) and a network thread
+//! per handle (handshake, laminar, clock probes, owned state out,
+//! snapshots in), talking only through channels.
 
 pub mod clock;
+pub mod config;
+pub mod events;
+pub mod handle;
+mod network;
+
+pub use config::ClientConfig;
+pub use events::{ClientEvent, ConnectionState, DisconnectReason};
+pub use handle::{Client, ClientError, ClientStats};
+pub use network::NetworkStats;

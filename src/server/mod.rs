@@ -3,3 +3,4 @@
 //! that runs it over laminar.
 
 pub mod relay;
+pub mod relay_server;

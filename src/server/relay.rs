@@ -221,7 +221,8 @@ impl Relay {
                     return;
                 }
                 for update in updates {
-                    self.apply(client, server_time, update);
+                    // Each state was true `age` before the message's stamp.
+                    self.apply(client, server_time - update.age, update);
                 }
             }
             Message::KeepAlive => {}

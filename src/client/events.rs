@@ -1,0 +1,85 @@
+//! What the engine hears from a client, and what the two threads say.
+
+use crate::core::pose::Sample;
+
+/// Connection states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectionState {
+    Connecting,
+    Connected,
+    Disconnected,
+}
+
+/// Why a client is not connected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DisconnectReason {
+    /// No answer from the relay within the connect timeout.
+    ConnectTimeout,
+    /// The relay refused (the text names why, e.g. a version mismatch).
+    Refused(String),
+    /// The relay went silent.
+    RelayTimeout,
+    /// The engine closed the client.
+    Closed,
+}
+
+impl DisconnectReason {
+    pub fn describe(&self) -> String {
+        match self {
+            DisconnectReason::ConnectTimeout => "no answer from the relay".into(),
+            DisconnectReason::Refused(why) => format!("refused by the relay: {why}"),
+            DisconnectReason::RelayTimeout => "the relay went silent".into(),
+            DisconnectReason::Closed => "closed".into(),
+        }
+    }
+}
+
+/// Events the engine polls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientEvent {
+    Connected {
+        client_id: u32,
+    },
+    /// Admitted again after losing the relay; the full scene follows.
+    Reconnected {
+        client_id: u32,
+    },
+    Disconnected(DisconnectReason),
+    EntityAppeared {
+        entity: u64,
+    },
+    EntityRemoved {
+        entity: u64,
+    },
+}
+
+/// Engine thread -> network thread.
+#[derive(Clone, Debug)]
+pub(crate) enum ToNetwork {
+    /// Latest true state of an owned entity (sent at the send rate through
+    /// the send filter), as of `local_time` (s since the client was created).
+    OwnedState {
+        entity: u64,
+        sample: Sample,
+        local_time: f64,
+    },
+    /// Stop sending an entity.
+    Forget { entity: u64 },
+}
+
+/// Network thread -> engine thread.
+#[derive(Clone, Debug)]
+pub(crate) enum FromNetwork {
+    /// A snapshot: arrival on the client's own clock (s since the client
+    /// was created), the relay's stamp, and the samples with their own times.
+    Frame {
+        arrival: f64,
+        server_time: f64,
+        samples: Vec<(u64, Sample)>,
+    },
+    Removed {
+        entity: u64,
+    },
+    /// Everything the relay sent before a reconnect is stale.
+    Reset,
+}

@@ -1,0 +1,317 @@
+//! The engine-facing client: connect without blocking, register owned
+//! entities, set their state each frame, tick once per frame for every
+//! remote transform, poll events, read stats. Dropping it stops and joins
+//! the network thread (bounded: the thread checks its stop flag every
+//! half millisecond), so an editor can reload safely.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
+
+use super::config::ClientConfig;
+use super::events::{ClientEvent, ConnectionState, FromNetwork, ToNetwork};
+use super::network::{Network, NetworkStats};
+use crate::core::pose::Sample;
+use crate::core::timeline::{Mode, Shown, Timeline, TimelineError, TimelineStats};
+
+/// Why a client call was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientError {
+    InvalidConfig(String),
+    Io(String),
+    NotRegistered(u64),
+    AlreadyRegistered(u64),
+    /// The entity is a remote one: another client owns it.
+    RemoteEntity(u64),
+    InvalidSample(&'static str),
+    Timeline(TimelineError),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::InvalidConfig(e) => write!(f, "invalid client config: {e}"),
+            ClientError::Io(e) => write!(f, "cannot start the network thread: {e}"),
+            ClientError::NotRegistered(id) => write!(f, "entity {id} is not registered as owned"),
+            ClientError::AlreadyRegistered(id) => write!(f, "entity {id} is already registered"),
+            ClientError::RemoteEntity(id) => write!(f, "entity {id} belongs to another client"),
+            ClientError::InvalidSample(why) => write!(f, "invalid state: {why}"),
+            ClientError::Timeline(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Stats of a client: network, clock and timeline together.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClientStats {
+    pub network: NetworkStats,
+    pub timeline: TimelineStats,
+    /// Bytes per second up and down over the last second or so.
+    pub bytes_per_second_up: f64,
+    pub bytes_per_second_down: f64,
+}
+
+/// A client of a relay.
+pub struct Client {
+    to_network: Sender<ToNetwork>,
+    from_network: Receiver<FromNetwork>,
+    connection_events: Receiver<ClientEvent>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    shared: Arc<Mutex<NetworkStats>>,
+    epoch: Instant,
+    /// engine clock - our clock, measured at the latest tick.
+    engine_offset: Option<f64>,
+    timeline: Timeline,
+    owned: HashSet<u64>,
+    events: VecDeque<ClientEvent>,
+    state: ConnectionState,
+    rate_window: (f64, u64, u64),
+    rates: (f64, f64),
+}
+
+impl Client {
+    /// Starts connecting to `config.relay` in the background; returns at once.
+    pub fn connect(config: ClientConfig) -> Result<Client, ClientError> {
+        config.validate().map_err(ClientError::InvalidConfig)?;
+        let timeline = Timeline::new(config.timeline).map_err(ClientError::InvalidConfig)?;
+        let (to_network, from_engine) = unbounded();
+        let (to_engine, from_network) = unbounded();
+        let (events_tx, connection_events) = unbounded();
+        let stop = Arc::new(AtomicBool::new(false));
+        let shared = Arc::new(Mutex::new(NetworkStats::default()));
+        let epoch = Instant::now();
+        let network = Network {
+            config,
+            epoch,
+            to_engine,
+            events: events_tx,
+            from_engine,
+            stop: stop.clone(),
+            stats: shared.clone(),
+        };
+        let thread = std::thread::Builder::new()
+            .name("netsync-client".into())
+            .spawn(move || network.run())
+            .map_err(|e| ClientError::Io(e.to_string()))?;
+        Ok(Client {
+            to_network,
+            from_network,
+            connection_events,
+            stop,
+            thread: Some(thread),
+            shared,
+            epoch,
+            engine_offset: None,
+            timeline,
+            owned: HashSet::new(),
+            events: VecDeque::new(),
+            state: ConnectionState::Connecting,
+            rate_window: (0.0, 0, 0),
+            rates: (0.0, 0.0),
+        })
+    }
+
+    pub fn state(&self) -> ConnectionState {
+        self.state
+    }
+
+    /// Declares an entity this client owns and will send.
+    pub fn register(&mut self, entity: u64) -> Result<(), ClientError> {
+        if self.timeline.contains(entity) {
+            return Err(ClientError::RemoteEntity(entity));
+        }
+        if !self.owned.insert(entity) {
+            return Err(ClientError::AlreadyRegistered(entity));
+        }
+        Ok(())
+    }
+
+    pub fn unregister(&mut self, entity: u64) -> Result<(), ClientError> {
+        if !self.owned.remove(&entity) {
+            return Err(ClientError::NotRegistered(entity));
+        }
+        let _ = self.to_network.send(ToNetwork::Forget { entity });
+        Ok(())
+    }
+
+    /// The true state of an owned entity this frame; it goes out at the
+    /// send rate when the send filter says it is worth it.
+    pub fn set_state(&mut self, entity: u64, sample: Sample) -> Result<(), ClientError> {
+        if !self.owned.contains(&entity) {
+            return Err(ClientError::NotRegistered(entity));
+        }
+        if !sample.is_valid() {
+            return Err(ClientError::InvalidSample(
+                "values must be finite, the rotation non-zero and flags known",
+            ));
+        }
+        let local_time = self.epoch.elapsed().as_secs_f64();
+        let _ = self.to_network.send(ToNetwork::OwnedState {
+            entity,
+            sample,
+            local_time,
+        });
+        Ok(())
+    }
+
+    fn absorb(&mut self, now: f64) {
+        self.absorb_connection_events();
+        let offset = now - self.epoch.elapsed().as_secs_f64();
+        // The engine clock may be any monotonic clock: map our arrival
+        // stamps onto it with the offset measured at this tick.
+        let offset = *self.engine_offset.insert(offset);
+        while let Ok(message) = self.from_network.try_recv() {
+            match message {
+                FromNetwork::Frame {
+                    arrival,
+                    server_time,
+                    samples,
+                } => {
+                    for (entity, _) in &samples {
+                        if !self.timeline.contains(*entity) && !self.owned.contains(entity) {
+                            self.events
+                                .push_back(ClientEvent::EntityAppeared { entity: *entity });
+                        }
+                    }
+                    let remote: Vec<(u64, Sample)> = samples
+                        .into_iter()
+                        .filter(|(e, _)| !self.owned.contains(e))
+                        .collect();
+                    // Arrival can be a hair after `now` (the thread stamps
+                    // after the engine read its clock): never push the future.
+                    let at = (arrival + offset).min(now);
+                    if let Err(e) = self.timeline.push_frame(at, server_time, &remote) {
+                        log::debug!(target: "netsync::client", "frame dropped: {e}");
+                    }
+                }
+                FromNetwork::Removed { entity } => {
+                    if self.timeline.remove(entity).is_ok() {
+                        self.events.push_back(ClientEvent::EntityRemoved { entity });
+                    }
+                }
+                FromNetwork::Reset => {}
+            }
+        }
+    }
+
+    /// Connection events, in order, ahead of anything a tick adds.
+    fn absorb_connection_events(&mut self) {
+        while let Ok(event) = self.connection_events.try_recv() {
+            match &event {
+                ClientEvent::Connected { .. } | ClientEvent::Reconnected { .. } => {
+                    self.state = ConnectionState::Connected
+                }
+                ClientEvent::Disconnected(_) => self.state = ConnectionState::Disconnected,
+                _ => {}
+            }
+            self.events.push_back(event);
+        }
+    }
+
+    /// Advances to engine time `now` and visits every remote entity's pose.
+    pub fn tick_with<F: FnMut(usize, &Shown)>(
+        &mut self,
+        now: f64,
+        visit: F,
+    ) -> Result<usize, ClientError> {
+        if !now.is_finite() {
+            return Err(ClientError::Timeline(TimelineError::InvalidTime("now")));
+        }
+        self.absorb(now);
+        let stats = self.network_stats();
+        let _ = self
+            .timeline
+            .set_prediction_lead((stats.clock.rtt_min / 2.0).min(1.0));
+        self.update_rates(now, &stats);
+        self.timeline
+            .tick_with(now, visit)
+            .map_err(ClientError::Timeline)
+    }
+
+    fn update_rates(&mut self, now: f64, stats: &NetworkStats) {
+        let (since, up, down) = self.rate_window;
+        if since == 0.0 {
+            self.rate_window = (now, stats.bytes_sent, stats.bytes_received);
+        } else if now - since >= 1.0 {
+            let dt = now - since;
+            self.rates = (
+                (stats.bytes_sent - up) as f64 / dt,
+                (stats.bytes_received - down) as f64 / dt,
+            );
+            self.rate_window = (now, stats.bytes_sent, stats.bytes_received);
+        }
+    }
+
+    /// Estimated server time at engine time `now`, once the relay's clock
+    /// is known (after the welcome; refined by every pong).
+    pub fn server_time(&self, now: f64) -> Option<f64> {
+        let stats = self.network_stats();
+        if stats.state != ConnectionState::Connected && stats.clock.samples == 0 {
+            return None;
+        }
+        let offset = self.engine_offset?;
+        stats
+            .clock
+            .known
+            .then_some(now - offset + stats.clock.offset)
+    }
+
+    /// Entities the timeline shows.
+    pub fn remote_count(&self) -> usize {
+        self.timeline.len()
+    }
+
+    /// Server time the timeline showed (for `mode`) at the last tick.
+    pub fn render_time(&self, mode: Mode) -> f64 {
+        self.timeline.render_time(mode)
+    }
+
+    /// The next event, if any (connection events arrive without a tick;
+    /// entity events come with ticks).
+    pub fn poll_event(&mut self) -> Option<ClientEvent> {
+        self.absorb_connection_events();
+        self.events.pop_front()
+    }
+
+    /// The connection state as of the latest event.
+    pub fn refresh_state(&mut self) -> ConnectionState {
+        self.absorb_connection_events();
+        self.state
+    }
+
+    fn network_stats(&self) -> NetworkStats {
+        *self.shared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn stats(&self) -> ClientStats {
+        ClientStats {
+            network: self.network_stats(),
+            timeline: self.timeline.stats(),
+            bytes_per_second_up: self.rates.0,
+            bytes_per_second_down: self.rates.1,
+        }
+    }
+
+    /// Stops and joins the network thread.
+    pub fn close(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

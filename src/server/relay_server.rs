@@ -1,0 +1,225 @@
+//! The relay's network thread: UDP socket, handshake gate, laminar, and
+//! the sans-IO [`Relay`] stepped in real time. Runs standalone
+//! (`netsync relay`) or embedded (`netsync_server_*`).
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection};
+
+use super::relay::{Relay, RelayConfig, RelayStats};
+use crate::net::laminar_socket::{GateStats, RelaySocket};
+use crate::net::raw_socket::UdpTransport;
+use crate::wire::message::Message;
+use crate::wire::Writer;
+
+/// Settings of a running relay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RelayServerConfig {
+    pub bind: SocketAddr,
+    pub relay: RelayConfig,
+    pub max_clients: usize,
+    /// Silence after which a client is dropped (s).
+    pub idle_timeout: f64,
+    /// Interval of the reliable keep-alive that carries acks (s).
+    pub keepalive_interval: f64,
+    /// Kernel socket buffer size (bytes).
+    pub socket_buffer: usize,
+}
+
+impl Default for RelayServerConfig {
+    fn default() -> Self {
+        RelayServerConfig {
+            bind: SocketAddr::from(([0, 0, 0, 0], 7777)),
+            relay: RelayConfig::default(),
+            max_clients: 1024,
+            idle_timeout: 5.0,
+            keepalive_interval: 0.1,
+            socket_buffer: 8 << 20,
+        }
+    }
+}
+
+/// Everything a relay counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RelayServerStats {
+    pub relay: RelayStats,
+    pub gate: GateStats,
+    pub clients_joined: u64,
+    pub clients_left: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+/// A relay running on its own thread. Dropping it stops and joins it.
+pub struct RelayServer {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    local_addr: SocketAddr,
+    stats: Arc<Mutex<RelayServerStats>>,
+}
+
+/// laminar settings shared by relay and clients: ordered reliable messages
+/// must fit one fragment, so the fragment size is the ceiling we check.
+pub(crate) fn laminar_config(idle_timeout: f64) -> Config {
+    Config {
+        idle_connection_timeout: Duration::from_secs_f64(idle_timeout),
+        heartbeat_interval: Some(Duration::from_millis(250)),
+        max_packets_in_flight: 1024,
+        receive_buffer_max_size: crate::net::raw_socket::MAX_DATAGRAM,
+        ..Config::default()
+    }
+}
+
+/// Largest reliable message: one laminar fragment (ordered delivery breaks
+/// across fragments).
+pub const MAX_RELIABLE: usize = 1024;
+
+impl RelayServer {
+    /// Binds and starts the relay thread.
+    pub fn start(config: RelayServerConfig) -> io::Result<RelayServer> {
+        let udp = UdpTransport::bind(config.bind, config.socket_buffer)?;
+        let socket = RelaySocket::new(udp, config.max_clients);
+        let local_addr = laminar::DatagramSocket::local_addr(&socket)?;
+        let manager = ConnectionManager::new(socket, laminar_config(config.idle_timeout));
+        let stop = Arc::new(AtomicBool::new(false));
+        let stats = Arc::new(Mutex::new(RelayServerStats::default()));
+        let thread = {
+            let stop = stop.clone();
+            let stats = stats.clone();
+            std::thread::Builder::new()
+                .name("netsync-relay".into())
+                .spawn(move || run(manager, config, stop, stats))?
+        };
+        log::info!(target: "netsync::relay", "relay listening on {local_addr} (plain mode: no encryption)");
+        Ok(RelayServer {
+            stop,
+            thread: Some(thread),
+            local_addr,
+            stats,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    pub fn stats(&self) -> RelayServerStats {
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Stops the thread and waits for it.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for RelayServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+type Manager = ConnectionManager<RelaySocket<UdpTransport>, VirtualConnection>;
+
+fn run(
+    mut manager: Manager,
+    config: RelayServerConfig,
+    stop: Arc<AtomicBool>,
+    shared: Arc<Mutex<RelayServerStats>>,
+) {
+    let start = Instant::now();
+    let mut relay = Relay::new(config.relay);
+    let mut ids: HashMap<SocketAddr, u32> = HashMap::new();
+    let mut addrs: HashMap<u32, SocketAddr> = HashMap::new();
+    let mut stats = RelayServerStats::default();
+    let tick_interval = 1.0 / config.relay.send_rate.max(1.0);
+    let mut next_tick = 0.0;
+    let mut next_keepalive = 0.0;
+    let mut next_stats = 0.0;
+    let keepalive = {
+        let mut w = Writer::new();
+        let _ = Message::KeepAlive.encode(&mut w, &config.relay.precision);
+        w.bytes
+    };
+    while !stop.load(Ordering::Acquire) {
+        let instant = Instant::now();
+        let now = instant.duration_since(start).as_secs_f64();
+        manager.manual_poll(instant);
+        for (addr, admission) in manager.socket_mut().take_admitted() {
+            ids.insert(addr, admission.client_id);
+            addrs.insert(admission.client_id, addr);
+            relay.join(admission.client_id, now);
+            stats.clients_joined += 1;
+            log::info!(target: "netsync::relay", "client {} joined from {addr}", admission.client_id);
+        }
+        while let Ok(event) = manager.event_receiver().try_recv() {
+            match event {
+                SocketEvent::Packet(p) => {
+                    stats.bytes_received += p.payload().len() as u64;
+                    if let Some(&id) = ids.get(&p.addr()) {
+                        relay.receive(id, p.payload(), now);
+                    }
+                }
+                SocketEvent::Timeout(addr) | SocketEvent::Disconnect(addr) => {
+                    manager.socket_mut().evict(&addr);
+                    if let Some(id) = ids.remove(&addr) {
+                        addrs.remove(&id);
+                        relay.leave(id);
+                        stats.clients_left += 1;
+                        log::info!(target: "netsync::relay", "client {id} left ({addr} went silent)");
+                    }
+                }
+                SocketEvent::Connect(_) => {}
+            }
+        }
+        if now >= next_tick {
+            relay.tick(now);
+            next_tick = if now - next_tick > tick_interval {
+                now + tick_interval
+            } else {
+                next_tick + tick_interval
+            };
+        }
+        let sender = manager.event_sender().clone();
+        if now >= next_keepalive {
+            next_keepalive = now + config.keepalive_interval;
+            for &addr in addrs.values() {
+                let _ = sender.send(Packet::reliable_unordered(addr, keepalive.clone()));
+            }
+        }
+        for out in relay.drain() {
+            let Some(&addr) = addrs.get(&out.client) else {
+                continue;
+            };
+            stats.bytes_sent += out.payload.len() as u64;
+            let packet = if out.reliable {
+                debug_assert!(out.payload.len() <= MAX_RELIABLE);
+                Packet::reliable_ordered(addr, out.payload, Some(0))
+            } else {
+                Packet::unreliable(addr, out.payload)
+            };
+            let _ = sender.send(packet);
+        }
+        if now >= next_stats {
+            next_stats = now + 0.05;
+            stats.relay = relay.stats();
+            stats.gate = manager.socket().stats();
+            *shared.lock().unwrap_or_else(|p| p.into_inner()) = stats;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    log::info!(target: "netsync::relay", "relay stopped");
+}
