@@ -19,6 +19,52 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Connection states (`netsync_client_state`).
+#define NETSYNC_STATE_CONNECTING 0
+
+#define NETSYNC_STATE_CONNECTED 1
+
+#define NETSYNC_STATE_DISCONNECTED 2
+
+// Event kinds (`NetsyncClientEvent::kind`).
+#define NETSYNC_EVENT_CONNECTED 1
+
+#define NETSYNC_EVENT_RECONNECTED 2
+
+#define NETSYNC_EVENT_DISCONNECTED 3
+
+#define NETSYNC_EVENT_ENTITY_APPEARED 4
+
+#define NETSYNC_EVENT_ENTITY_REMOVED 5
+
+// Disconnect reasons (`NetsyncClientEvent::reason`).
+#define NETSYNC_REASON_NONE 0
+
+#define NETSYNC_REASON_CONNECT_TIMEOUT 1
+
+#define NETSYNC_REASON_RELAY_TIMEOUT 2
+
+#define NETSYNC_REASON_VERSION_MISMATCH 3
+
+#define NETSYNC_REASON_RELAY_FULL 4
+
+#define NETSYNC_REASON_CLOSED 5
+
+// Simulated networks for `NetsyncClientConfig::conditioner`.
+#define NETSYNC_NETWORK_NONE 0
+
+#define NETSYNC_NETWORK_LAN 1
+
+#define NETSYNC_NETWORK_GOOD 2
+
+#define NETSYNC_NETWORK_AVG 3
+
+#define NETSYNC_NETWORK_POOR 4
+
+#define NETSYNC_NETWORK_SPIKY 5
+
+#define NETSYNC_NETWORK_HOSTILE 6
+
 // Log levels for `max_level`.
 #define NETSYNC_LOG_OFF 0
 
@@ -137,72 +183,25 @@ typedef enum NetsyncResult {
   NETSYNC_ERR_LIMIT = 8,
   // A bug inside netsync was caught; the handle involved may be unusable.
   NETSYNC_ERR_PANIC = 9,
+  // The operating system refused a socket operation (bind, send).
+  NETSYNC_ERR_IO = 10,
 } NetsyncResult;
+
+// Opaque client handle. Call it from one thread at a time (overlapping
+// calls fail with `NETSYNC_ERR_BUSY`); its network thread runs apart.
+typedef struct NetsyncClient NetsyncClient;
 
 // Opaque send filter handle. Not thread-safe: calls on one handle must not
 // overlap (overlapping calls fail with `NETSYNC_ERR_BUSY`).
 typedef struct NetsyncSendFilter NetsyncSendFilter;
 
+// Opaque relay handle. Thread-safe to read stats from any one thread at
+// a time (overlapping calls fail with `NETSYNC_ERR_BUSY`).
+typedef struct NetsyncServer NetsyncServer;
+
 // Opaque timeline handle. Not thread-safe: calls on one handle must not
 // overlap (overlapping calls fail with `NETSYNC_ERR_BUSY`).
 typedef struct NetsyncTimeline NetsyncTimeline;
-
-// Receives one log record. `level`: 1 error, 2 warn, 3 info, 4 debug,
-// 5 trace. `target` and `message` are NUL-terminated UTF-8 valid only
-// during the call. Called from any netsync thread; must not unwind (throw)
-// and must not call `netsync_set_log_callback`.
-typedef void (*NetsyncLogCallback)(void *user_data,
-                                   uint32_t level,
-                                   const char *target,
-                                   const char *message);
-
-// Send filter settings; defaults from `netsync_send_filter_config_default`.
-typedef struct NetsyncSendFilterConfig {
-  // `NETSYNC_SEND_*`. Default dead reckoning.
-  uint32_t policy;
-  // Position error (m) that triggers a send. Default 0.01.
-  float position_threshold;
-  // Rotation error (rad) that triggers a send. Default 1 degree.
-  float angle_threshold;
-  // Velocity change (m/s or rad/s) that triggers a send (on change). Default 0.05.
-  float velocity_threshold;
-  // Never send more often than this (s). Default 0.
-  double min_interval;
-  // Send at least this often (s), > 0. Default 1.
-  double max_interval;
-  // `NETSYNC_ORDER_*` the receiver predicts with. Default first.
-  uint32_t order;
-} NetsyncSendFilterConfig;
-
-// A vector of three floats (metres or metres per second; right-handed, Y up).
-typedef struct NetsyncVec3 {
-  float x;
-  float y;
-  float z;
-} NetsyncVec3;
-
-// A rotation quaternion (x, y, z, w). Need not be normalised on input;
-// always normalised on output.
-typedef struct NetsyncQuat {
-  float x;
-  float y;
-  float z;
-  float w;
-} NetsyncQuat;
-
-// The state of one entity: what a sender knows and a timeline buffers.
-typedef struct NetsyncSample {
-  // Chosen by the game; the same on every machine.
-  uint64_t entity_id;
-  struct NetsyncVec3 position;
-  struct NetsyncQuat rotation;
-  // Metres per second; used when `flags` has `NETSYNC_SAMPLE_HAS_VELOCITY`.
-  struct NetsyncVec3 linear_velocity;
-  // World-space radians per second; used with `NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY`.
-  struct NetsyncVec3 angular_velocity;
-  // `NETSYNC_SAMPLE_*` bits.
-  uint32_t flags;
-} NetsyncSample;
 
 // Timeline settings. Get defaults from `netsync_timeline_config_default`,
 // change fields, pass to `netsync_timeline_new`. Times in seconds.
@@ -269,6 +268,77 @@ typedef struct NetsyncTimelineConfig {
   uint32_t max_entities;
 } NetsyncTimelineConfig;
 
+// Send filter settings; defaults from `netsync_send_filter_config_default`.
+typedef struct NetsyncSendFilterConfig {
+  // `NETSYNC_SEND_*`. Default dead reckoning.
+  uint32_t policy;
+  // Position error (m) that triggers a send. Default 0.01.
+  float position_threshold;
+  // Rotation error (rad) that triggers a send. Default 1 degree.
+  float angle_threshold;
+  // Velocity change (m/s or rad/s) that triggers a send (on change). Default 0.05.
+  float velocity_threshold;
+  // Never send more often than this (s). Default 0.
+  double min_interval;
+  // Send at least this often (s), > 0. Default 1.
+  double max_interval;
+  // `NETSYNC_ORDER_*` the receiver predicts with. Default first.
+  uint32_t order;
+} NetsyncSendFilterConfig;
+
+// Client settings; defaults from `netsync_client_config_default`.
+typedef struct NetsyncClientConfig {
+  // How remote entities are shown.
+  struct NetsyncTimelineConfig timeline;
+  // When owned entities' states are worth sending.
+  struct NetsyncSendFilterConfig send_filter;
+  // Owned-state sends per second, 0.5..=1000. Default 30.
+  double send_rate;
+  // Clock probes per second, 0.5..=1000. Default 4.
+  double ping_rate;
+  // One connection attempt gives up after this long (s). Default 5.
+  double connect_timeout;
+  // The relay counts as gone after this much silence (s). Default 5.
+  double idle_timeout;
+  // 1: reconnect after losing the relay. Default 1.
+  uint8_t reconnect;
+  // `NETSYNC_NETWORK_*`: put this client's traffic through a simulated
+  // network (tests and demos). Default none.
+  uint32_t conditioner;
+  // Seed of the simulated network.
+  uint64_t conditioner_seed;
+} NetsyncClientConfig;
+
+// A vector of three floats (metres or metres per second; right-handed, Y up).
+typedef struct NetsyncVec3 {
+  float x;
+  float y;
+  float z;
+} NetsyncVec3;
+
+// A rotation quaternion (x, y, z, w). Need not be normalised on input;
+// always normalised on output.
+typedef struct NetsyncQuat {
+  float x;
+  float y;
+  float z;
+  float w;
+} NetsyncQuat;
+
+// The state of one entity: what a sender knows and a timeline buffers.
+typedef struct NetsyncSample {
+  // Chosen by the game; the same on every machine.
+  uint64_t entity_id;
+  struct NetsyncVec3 position;
+  struct NetsyncQuat rotation;
+  // Metres per second; used when `flags` has `NETSYNC_SAMPLE_HAS_VELOCITY`.
+  struct NetsyncVec3 linear_velocity;
+  // World-space radians per second; used with `NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY`.
+  struct NetsyncVec3 angular_velocity;
+  // `NETSYNC_SAMPLE_*` bits.
+  uint32_t flags;
+} NetsyncSample;
+
 // One entity's pose for this frame, as returned by a tick.
 typedef struct NetsyncTransform {
   uint64_t entity_id;
@@ -277,6 +347,96 @@ typedef struct NetsyncTransform {
   // `NETSYNC_TRANSFORM_*` bits.
   uint32_t flags;
 } NetsyncTransform;
+
+// One event (`netsync_client_poll_event`).
+typedef struct NetsyncClientEvent {
+  // `NETSYNC_EVENT_*`.
+  uint32_t kind;
+  // Connected / reconnected: the id the relay gave this client.
+  uint32_t client_id;
+  // Entity events: the entity.
+  uint64_t entity_id;
+  // Disconnected: `NETSYNC_REASON_*`.
+  uint32_t reason;
+} NetsyncClientEvent;
+
+// Client counters and estimates.
+typedef struct NetsyncClientStats {
+  // `NETSYNC_STATE_*`.
+  uint32_t state;
+  uint32_t client_id;
+  // Latest, smallest recent and jitter of the round trip (s).
+  double rtt;
+  double rtt_min;
+  double jitter;
+  // Estimated server clock minus this client's clock (s).
+  double clock_offset;
+  uint64_t clock_resyncs;
+  // Adaptive delay behind the freshest data, current and target (s).
+  double render_delay;
+  double target_delay;
+  uint64_t remote_entities;
+  uint64_t frames_received;
+  uint64_t frames_out_of_order;
+  uint64_t bytes_sent;
+  uint64_t bytes_received;
+  double bytes_per_second_up;
+  double bytes_per_second_down;
+  // Datagrams that did not decode.
+  uint64_t malformed;
+  uint64_t reconnects;
+  // Owned states the send filter sent / held back.
+  uint64_t states_sent;
+  uint64_t states_skipped;
+} NetsyncClientStats;
+
+// Receives one log record. `level`: 1 error, 2 warn, 3 info, 4 debug,
+// 5 trace. `target` and `message` are NUL-terminated UTF-8 valid only
+// during the call. Called from any netsync thread; must not unwind (throw)
+// and must not call `netsync_set_log_callback`.
+typedef void (*NetsyncLogCallback)(void *user_data,
+                                   uint32_t level,
+                                   const char *target,
+                                   const char *message);
+
+// Relay settings; defaults from `netsync_server_config_default`.
+typedef struct NetsyncServerConfig {
+  // UDP port; 0 picks a free one (read it with `netsync_server_port`). Default 7777.
+  uint16_t port;
+  // Snapshot sends per second to each client, 1..=240. Default 30.
+  double send_rate;
+  // Largest datagram payload the relay builds, 256..=1400 bytes. Default 1200.
+  uint32_t mtu;
+  // Most snapshot bytes per client per send tick, >= mtu. Default 19200.
+  uint32_t budget_per_tick;
+  // Most clients, >= 1. Default 1024.
+  uint32_t max_clients;
+  // Most entities one client may own, >= 1. Default 4096.
+  uint32_t max_entities_per_client;
+  // Silence after which a client is dropped (s), 0.5..=600. Default 5.
+  double idle_timeout;
+} NetsyncServerConfig;
+
+// Relay counters.
+typedef struct NetsyncServerStats {
+  uint64_t clients;
+  uint64_t entities;
+  uint64_t clients_joined;
+  uint64_t clients_left;
+  uint64_t bytes_sent;
+  uint64_t bytes_received;
+  uint64_t snapshot_packets;
+  // Messages that did not decode.
+  uint64_t malformed;
+  // State for an entity the sender does not own.
+  uint64_t rejected_not_owner;
+  // State stamped too far from the relay's clock.
+  uint64_t rejected_stamp;
+  // Datagrams from addresses never admitted.
+  uint64_t dropped_unadmitted;
+  // Handshake datagrams dropped (malformed, bad cookie).
+  uint64_t dropped_handshakes;
+} NetsyncServerStats;
 
 // Counters and estimates of a timeline.
 typedef struct NetsyncTimelineStats {
@@ -302,6 +462,71 @@ typedef struct NetsyncTimelineStats {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Writes the default settings to `*out`.
+enum NetsyncResult netsync_client_config_default(struct NetsyncClientConfig *out);
+
+// Starts connecting to the relay at `address` ("IP:port", e.g.
+// "127.0.0.1:7777" or "[::1]:7777"; resolve host names first) and returns
+// at once; watch `netsync_client_state` or the events. `config` NULL:
+// defaults. Free with `netsync_client_free`.
+enum NetsyncResult netsync_client_connect(const struct NetsyncClientConfig *config,
+                                          const char *address,
+                                          struct NetsyncClient **out);
+
+// Stops the network thread and joins it (bounded), then frees the
+// client. NULL or a handle already freed is a no-op.
+void netsync_client_free(struct NetsyncClient *client);
+
+// Writes the connection state (`NETSYNC_STATE_*`) to `*out`.
+enum NetsyncResult netsync_client_state(struct NetsyncClient *client, uint32_t *out);
+
+// Declares an entity this client owns (its id is the game's, the same on
+// every machine). `NETSYNC_ERR_WRONG_STATE` when already registered,
+// `NETSYNC_ERR_UNKNOWN_ENTITY` when another client owns it.
+enum NetsyncResult netsync_client_register_entity(struct NetsyncClient *client, uint64_t entity_id);
+
+// Stops owning and sending an entity.
+enum NetsyncResult netsync_client_unregister_entity(struct NetsyncClient *client,
+                                                    uint64_t entity_id);
+
+// The true state of an owned entity this frame (`state->entity_id`). It
+// goes out at the send rate when the send filter says it is worth it.
+enum NetsyncResult netsync_client_set_entity_state(struct NetsyncClient *client,
+                                                   const struct NetsyncSample *state);
+
+// Advances to engine time `now` (s, monotonic, unscaled) and writes every
+// remote entity's transform to `out` (room for `capacity`), the count to
+// `*out_count`. When entities outnumber `capacity` it returns
+// `NETSYNC_ERR_BUFFER_TOO_SMALL` with the needed count in `*out_count`; the
+// tick has happened and the first `capacity` transforms are written.
+enum NetsyncResult netsync_client_tick(struct NetsyncClient *client,
+                                       double now,
+                                       struct NetsyncTransform *out,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+// Pops the next event into `*out` and sets `*has_event`; `*has_event` is
+// false (and `*out` untouched) when none is waiting.
+enum NetsyncResult netsync_client_poll_event(struct NetsyncClient *client,
+                                             struct NetsyncClientEvent *out,
+                                             bool *has_event);
+
+// Estimated server time at engine time `now` (s). The clock an owner
+// stamps its physics with. `NETSYNC_ERR_WRONG_STATE` before the relay's
+// clock is known (and before the first tick).
+enum NetsyncResult netsync_client_server_time(struct NetsyncClient *client,
+                                              double now,
+                                              double *out);
+
+// Server time that `mode` showed at the last tick.
+enum NetsyncResult netsync_client_render_time(struct NetsyncClient *client,
+                                              uint32_t mode,
+                                              double *out);
+
+// Writes the client's counters and estimates to `*out`.
+enum NetsyncResult netsync_client_stats(struct NetsyncClient *client,
+                                        struct NetsyncClientStats *out);
 
 // Sets (or with `callback` NULL, clears) the log sink and the most
 // verbose level passed to it (`NETSYNC_LOG_*`). Waits for calls in flight:
@@ -347,6 +572,27 @@ enum NetsyncResult netsync_send_filter_update(struct NetsyncSendFilter *filter,
 // Forgets an entity (its next update is sent);
 // `NETSYNC_ERR_UNKNOWN_ENTITY` when it was not tracked.
 enum NetsyncResult netsync_send_filter_forget(struct NetsyncSendFilter *filter, uint64_t entity_id);
+
+// Writes the default settings to `*out`.
+enum NetsyncResult netsync_server_config_default(struct NetsyncServerConfig *out);
+
+// Starts a relay on its own thread, listening on `bind_ip` ("0.0.0.0",
+// "127.0.0.1", "::"; NULL means "0.0.0.0") and `config->port` (`config`
+// NULL: defaults). Returns once the socket is bound.
+enum NetsyncResult netsync_server_start(const struct NetsyncServerConfig *config,
+                                        const char *bind_ip,
+                                        struct NetsyncServer **out);
+
+// The UDP port the relay listens on.
+enum NetsyncResult netsync_server_port(const struct NetsyncServer *server, uint16_t *out);
+
+// Writes the relay's counters to `*out`.
+enum NetsyncResult netsync_server_stats(const struct NetsyncServer *server,
+                                        struct NetsyncServerStats *out);
+
+// Stops the relay and joins its thread (bounded: it checks its stop flag
+// every half millisecond). NULL or a handle already freed is a no-op.
+void netsync_server_free(struct NetsyncServer *server);
 
 // Writes the default settings to `*out`.
 enum NetsyncResult netsync_timeline_config_default(struct NetsyncTimelineConfig *out);

@@ -1,6 +1,7 @@
 //! What the engine hears from a client, and what the two threads say.
 
 use crate::core::pose::Sample;
+use crate::net::handshake::RefusalReason;
 
 /// Connection states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,8 +16,8 @@ pub enum ConnectionState {
 pub enum DisconnectReason {
     /// No answer from the relay within the connect timeout.
     ConnectTimeout,
-    /// The relay refused (the text names why, e.g. a version mismatch).
-    Refused(String),
+    /// The relay refused (a version mismatch, or full).
+    Refused(RefusalReason),
     /// The relay went silent.
     RelayTimeout,
     /// The engine closed the client.
@@ -27,7 +28,7 @@ impl DisconnectReason {
     pub fn describe(&self) -> String {
         match self {
             DisconnectReason::ConnectTimeout => "no answer from the relay".into(),
-            DisconnectReason::Refused(why) => format!("refused by the relay: {why}"),
+            DisconnectReason::Refused(why) => format!("refused by the relay: {}", why.describe()),
             DisconnectReason::RelayTimeout => "the relay went silent".into(),
             DisconnectReason::Closed => "closed".into(),
         }

@@ -72,7 +72,13 @@ pub struct Client {
     state: ConnectionState,
     rate_window: (f64, u64, u64),
     rates: (f64, f64),
+    /// After a reconnect: remote entities not heard of again by the
+    /// deadline (engine time) are gone.
+    stale: Option<(f64, HashSet<u64>)>,
 }
+
+/// How long after a reconnect an old remote entity may stay unconfirmed.
+const RECONNECT_GRACE: f64 = 2.0;
 
 impl Client {
     /// Starts connecting to `config.relay` in the background; returns at once.
@@ -113,6 +119,7 @@ impl Client {
             state: ConnectionState::Connecting,
             rate_window: (0.0, 0, 0),
             rates: (0.0, 0.0),
+            stale: None,
         })
     }
 
@@ -173,7 +180,15 @@ impl Client {
                     samples,
                 } => {
                     for (entity, _) in &samples {
-                        if !self.timeline.contains(*entity) && !self.owned.contains(entity) {
+                        // An entity known before a reconnect continues silently.
+                        let returning = self
+                            .stale
+                            .as_mut()
+                            .is_some_and(|(_, stale)| stale.remove(entity));
+                        if !returning
+                            && !self.timeline.contains(*entity)
+                            && !self.owned.contains(entity)
+                        {
                             self.events
                                 .push_back(ClientEvent::EntityAppeared { entity: *entity });
                         }
@@ -194,7 +209,28 @@ impl Client {
                         self.events.push_back(ClientEvent::EntityRemoved { entity });
                     }
                 }
-                FromNetwork::Reset => {}
+                FromNetwork::Reset => {
+                    // A new relay may run another clock: start the timeline
+                    // afresh and remove, after a grace period, whatever
+                    // does not come back.
+                    let mut known: HashSet<u64> = self.timeline.entity_ids().collect();
+                    if let Some((_, still)) = self.stale.take() {
+                        known.extend(still);
+                    }
+                    if let Ok(fresh) = Timeline::new(*self.timeline.config()) {
+                        self.timeline = fresh;
+                    }
+                    self.stale = Some((now + RECONNECT_GRACE, known));
+                }
+            }
+        }
+        if let Some((deadline, _)) = &self.stale {
+            if now >= *deadline {
+                let (_, gone) = self.stale.take().unwrap_or_default();
+                for entity in gone {
+                    let _ = self.timeline.remove(entity);
+                    self.events.push_back(ClientEvent::EntityRemoved { entity });
+                }
             }
         }
     }

@@ -163,6 +163,7 @@ impl Network {
         let mut next_ping = 0.0;
         let mut next_keepalive = 0.0;
         let mut ever_connected = false;
+        let mut seen_resyncs = 0u64;
         let mut reported_state = None;
 
         while !self.stop.load(Ordering::Acquire) {
@@ -247,9 +248,7 @@ impl Network {
                     }
                     ClientHandshake::Refused(reason) => {
                         stats.state = ConnectionState::Disconnected;
-                        self.emit(ClientEvent::Disconnected(DisconnectReason::Refused(
-                            reason.describe(),
-                        )));
+                        self.emit(ClientEvent::Disconnected(DisconnectReason::Refused(reason)));
                         manager = None;
                         phase = Phase::Refused;
                     }
@@ -309,6 +308,11 @@ impl Network {
                             ),
                             false,
                         );
+                    }
+                    if clock.stats().resyncs != seen_resyncs {
+                        // The relay's clock moved: resend everything on the new base.
+                        seen_resyncs = clock.stats().resyncs;
+                        filter = SendFilter::new(self.config.send_filter);
                     }
                     if now >= next_send {
                         next_send = now + 1.0 / self.config.send_rate;

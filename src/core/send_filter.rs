@@ -166,6 +166,11 @@ impl SendFilter {
 
     fn decide(&self, now: f64, last: &LastSent, sample: &Sample) -> SendDecision {
         let since = now - last.time;
+        if since < 0.0 {
+            // The clock jumped back (a resynced server clock): whatever was
+            // sent is on another time base; start over.
+            return SendDecision::First;
+        }
         if since < self.config.min_interval {
             return SendDecision::Skip;
         }
@@ -307,6 +312,8 @@ mod tests {
         assert_eq!(f.update(0.6, 1, &still), SendDecision::Heartbeat);
         assert!(f.forget(1));
         assert_eq!(f.update(0.61, 1, &still), SendDecision::First);
+        // A clock that jumps back re-anchors instead of going silent.
+        assert_eq!(f.update(0.2, 1, &still), SendDecision::First);
     }
 
     #[test]

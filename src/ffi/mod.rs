@@ -15,10 +15,12 @@
 // contract.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+pub mod client;
 pub mod handles;
 pub mod log_sink;
 pub mod result;
 pub mod send_filter;
+pub mod server;
 pub mod timeline;
 pub mod types;
 pub mod version;

@@ -30,11 +30,13 @@ pub enum NetsyncResult {
     NETSYNC_ERR_LIMIT = 8,
     /// A bug inside netsync was caught; the handle involved may be unusable.
     NETSYNC_ERR_PANIC = 9,
+    /// The operating system refused a socket operation (bind, send).
+    NETSYNC_ERR_IO = 10,
 }
 
 impl NetsyncResult {
     /// Every code, for bindings and tests.
-    pub const ALL: [NetsyncResult; 10] = [
+    pub const ALL: [NetsyncResult; 11] = [
         NetsyncResult::NETSYNC_OK,
         NetsyncResult::NETSYNC_ERR_NULL_POINTER,
         NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT,
@@ -45,6 +47,7 @@ impl NetsyncResult {
         NetsyncResult::NETSYNC_ERR_BUSY,
         NetsyncResult::NETSYNC_ERR_LIMIT,
         NetsyncResult::NETSYNC_ERR_PANIC,
+        NetsyncResult::NETSYNC_ERR_IO,
     ];
 
     fn name(self) -> &'static std::ffi::CStr {
@@ -59,6 +62,7 @@ impl NetsyncResult {
             NetsyncResult::NETSYNC_ERR_BUSY => c"NETSYNC_ERR_BUSY",
             NetsyncResult::NETSYNC_ERR_LIMIT => c"NETSYNC_ERR_LIMIT",
             NetsyncResult::NETSYNC_ERR_PANIC => c"NETSYNC_ERR_PANIC",
+            NetsyncResult::NETSYNC_ERR_IO => c"NETSYNC_ERR_IO",
         }
     }
 }

@@ -68,7 +68,7 @@ impl From<&SendFilterConfig> for NetsyncSendFilterConfig {
 }
 
 impl NetsyncSendFilterConfig {
-    fn to_core(self) -> Result<SendFilterConfig, FfiError> {
+    pub(crate) fn to_core(self) -> Result<SendFilterConfig, FfiError> {
         let config = SendFilterConfig {
             policy: match self.policy {
                 NETSYNC_SEND_ALWAYS => SendPolicy::Always,

@@ -169,6 +169,11 @@ impl Timeline {
         self.index.contains_key(&entity)
     }
 
+    /// Ids of every entity on the timeline.
+    pub fn entity_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.tracks.iter().map(|t| t.id)
+    }
+
     /// Sets how far predicted mode looks past the arrival clock (the
     /// one-way latency, once a network layer knows it).
     pub fn set_prediction_lead(&mut self, lead: f64) -> Result<(), String> {

@@ -1,0 +1,529 @@
+//! `netsync_client_*`: what an engine calls every frame.
+
+use std::ffi::c_char;
+use std::net::SocketAddr;
+
+use super::handles;
+use super::result::{guard, guard_void, FfiError, NetsyncResult};
+use super::send_filter::NetsyncSendFilterConfig;
+use super::server::c_str;
+use super::timeline::{mode_from, NetsyncTimelineConfig};
+use super::types::{NetsyncSample, NetsyncTransform};
+use crate::client::{
+    Client, ClientConfig, ClientError, ClientEvent, ConnectionState, DisconnectReason,
+};
+use crate::net::handshake::RefusalReason;
+use crate::netsim::NetworkProfile;
+
+/// Opaque client handle. Call it from one thread at a time (overlapping
+/// calls fail with `NETSYNC_ERR_BUSY`); its network thread runs apart.
+pub struct NetsyncClient {
+    _private: [u8; 0],
+}
+
+const TYPE_NAME: &str = "NetsyncClient";
+
+/// Connection states (`netsync_client_state`).
+pub const NETSYNC_STATE_CONNECTING: u32 = 0;
+pub const NETSYNC_STATE_CONNECTED: u32 = 1;
+pub const NETSYNC_STATE_DISCONNECTED: u32 = 2;
+
+/// Event kinds (`NetsyncClientEvent::kind`).
+pub const NETSYNC_EVENT_CONNECTED: u32 = 1;
+pub const NETSYNC_EVENT_RECONNECTED: u32 = 2;
+pub const NETSYNC_EVENT_DISCONNECTED: u32 = 3;
+pub const NETSYNC_EVENT_ENTITY_APPEARED: u32 = 4;
+pub const NETSYNC_EVENT_ENTITY_REMOVED: u32 = 5;
+
+/// Disconnect reasons (`NetsyncClientEvent::reason`).
+pub const NETSYNC_REASON_NONE: u32 = 0;
+pub const NETSYNC_REASON_CONNECT_TIMEOUT: u32 = 1;
+pub const NETSYNC_REASON_RELAY_TIMEOUT: u32 = 2;
+pub const NETSYNC_REASON_VERSION_MISMATCH: u32 = 3;
+pub const NETSYNC_REASON_RELAY_FULL: u32 = 4;
+pub const NETSYNC_REASON_CLOSED: u32 = 5;
+
+/// Simulated networks for `NetsyncClientConfig::conditioner`.
+pub const NETSYNC_NETWORK_NONE: u32 = 0;
+pub const NETSYNC_NETWORK_LAN: u32 = 1;
+pub const NETSYNC_NETWORK_GOOD: u32 = 2;
+pub const NETSYNC_NETWORK_AVG: u32 = 3;
+pub const NETSYNC_NETWORK_POOR: u32 = 4;
+pub const NETSYNC_NETWORK_SPIKY: u32 = 5;
+pub const NETSYNC_NETWORK_HOSTILE: u32 = 6;
+
+/// Client settings; defaults from `netsync_client_config_default`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetsyncClientConfig {
+    /// How remote entities are shown.
+    pub timeline: NetsyncTimelineConfig,
+    /// When owned entities' states are worth sending.
+    pub send_filter: NetsyncSendFilterConfig,
+    /// Owned-state sends per second, 0.5..=1000. Default 30.
+    pub send_rate: f64,
+    /// Clock probes per second, 0.5..=1000. Default 4.
+    pub ping_rate: f64,
+    /// One connection attempt gives up after this long (s). Default 5.
+    pub connect_timeout: f64,
+    /// The relay counts as gone after this much silence (s). Default 5.
+    pub idle_timeout: f64,
+    /// 1: reconnect after losing the relay. Default 1.
+    pub reconnect: u8,
+    /// `NETSYNC_NETWORK_*`: put this client's traffic through a simulated
+    /// network (tests and demos). Default none.
+    pub conditioner: u32,
+    /// Seed of the simulated network.
+    pub conditioner_seed: u64,
+}
+
+/// One event (`netsync_client_poll_event`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetsyncClientEvent {
+    /// `NETSYNC_EVENT_*`.
+    pub kind: u32,
+    /// Connected / reconnected: the id the relay gave this client.
+    pub client_id: u32,
+    /// Entity events: the entity.
+    pub entity_id: u64,
+    /// Disconnected: `NETSYNC_REASON_*`.
+    pub reason: u32,
+}
+
+/// Client counters and estimates.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NetsyncClientStats {
+    /// `NETSYNC_STATE_*`.
+    pub state: u32,
+    pub client_id: u32,
+    /// Latest, smallest recent and jitter of the round trip (s).
+    pub rtt: f64,
+    pub rtt_min: f64,
+    pub jitter: f64,
+    /// Estimated server clock minus this client's clock (s).
+    pub clock_offset: f64,
+    pub clock_resyncs: u64,
+    /// Adaptive delay behind the freshest data, current and target (s).
+    pub render_delay: f64,
+    pub target_delay: f64,
+    pub remote_entities: u64,
+    pub frames_received: u64,
+    pub frames_out_of_order: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub bytes_per_second_up: f64,
+    pub bytes_per_second_down: f64,
+    /// Datagrams that did not decode.
+    pub malformed: u64,
+    pub reconnects: u64,
+    /// Owned states the send filter sent / held back.
+    pub states_sent: u64,
+    pub states_skipped: u64,
+}
+
+fn network_code(profile: Option<NetworkProfile>) -> u32 {
+    match profile.map(|p| p.name) {
+        None => NETSYNC_NETWORK_NONE,
+        Some("LAN") => NETSYNC_NETWORK_LAN,
+        Some("GOOD") => NETSYNC_NETWORK_GOOD,
+        Some("AVG") => NETSYNC_NETWORK_AVG,
+        Some("POOR") => NETSYNC_NETWORK_POOR,
+        Some("SPIKY") => NETSYNC_NETWORK_SPIKY,
+        Some("HOSTILE") => NETSYNC_NETWORK_HOSTILE,
+        Some(_) => NETSYNC_NETWORK_NONE,
+    }
+}
+
+fn network_from(code: u32) -> Result<Option<NetworkProfile>, FfiError> {
+    Ok(match code {
+        NETSYNC_NETWORK_NONE => None,
+        NETSYNC_NETWORK_LAN => Some(NetworkProfile::LAN),
+        NETSYNC_NETWORK_GOOD => Some(NetworkProfile::GOOD),
+        NETSYNC_NETWORK_AVG => Some(NetworkProfile::AVG),
+        NETSYNC_NETWORK_POOR => Some(NetworkProfile::POOR),
+        NETSYNC_NETWORK_SPIKY => Some(NetworkProfile::SPIKY),
+        NETSYNC_NETWORK_HOSTILE => Some(NetworkProfile::HOSTILE),
+        _ => {
+            return Err(FfiError::invalid(format!(
+                "conditioner {code} is not a NETSYNC_NETWORK_*"
+            )))
+        }
+    })
+}
+
+impl NetsyncClientConfig {
+    fn defaults() -> Self {
+        let c = ClientConfig::new(SocketAddr::from(([127, 0, 0, 1], 7777)));
+        NetsyncClientConfig {
+            timeline: NetsyncTimelineConfig::from(&c.timeline),
+            send_filter: NetsyncSendFilterConfig::from(&c.send_filter),
+            send_rate: c.send_rate,
+            ping_rate: c.ping_rate,
+            connect_timeout: c.connect_timeout,
+            idle_timeout: c.idle_timeout,
+            reconnect: c.reconnect as u8,
+            conditioner: network_code(c.conditioner),
+            conditioner_seed: c.conditioner_seed,
+        }
+    }
+
+    fn to_core(self, relay: SocketAddr) -> Result<ClientConfig, FfiError> {
+        if self.reconnect > 1 {
+            return Err(FfiError::invalid("reconnect must be 0 or 1"));
+        }
+        let mut c = ClientConfig::new(relay);
+        c.timeline = self.timeline.to_core()?;
+        c.send_filter = self.send_filter.to_core()?;
+        c.send_rate = self.send_rate;
+        c.ping_rate = self.ping_rate;
+        c.connect_timeout = self.connect_timeout;
+        c.idle_timeout = self.idle_timeout;
+        c.reconnect = self.reconnect == 1;
+        c.conditioner = network_from(self.conditioner)?;
+        c.conditioner_seed = self.conditioner_seed;
+        c.validate().map_err(FfiError::invalid)?;
+        Ok(c)
+    }
+}
+
+fn client_error(e: ClientError) -> FfiError {
+    let code = match e {
+        ClientError::NotRegistered(_) | ClientError::RemoteEntity(_) => {
+            NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY
+        }
+        ClientError::AlreadyRegistered(_) => NetsyncResult::NETSYNC_ERR_WRONG_STATE,
+        ClientError::Io(_) => NetsyncResult::NETSYNC_ERR_IO,
+        _ => NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT,
+    };
+    FfiError::new(code, e.to_string())
+}
+
+fn with_client<R>(
+    client: *const NetsyncClient,
+    f: impl FnOnce(&mut Client) -> Result<R, FfiError>,
+) -> Result<R, FfiError> {
+    handles::with(client as usize as u64, TYPE_NAME, f)
+}
+
+fn state_code(state: ConnectionState) -> u32 {
+    match state {
+        ConnectionState::Connecting => NETSYNC_STATE_CONNECTING,
+        ConnectionState::Connected => NETSYNC_STATE_CONNECTED,
+        ConnectionState::Disconnected => NETSYNC_STATE_DISCONNECTED,
+    }
+}
+
+/// Writes the default settings to `*out`.
+#[no_mangle]
+pub extern "C" fn netsync_client_config_default(out: *mut NetsyncClientConfig) -> NetsyncResult {
+    guard("netsync_client_config_default", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        // SAFETY: checked for NULL.
+        unsafe { out.write(NetsyncClientConfig::defaults()) };
+        Ok(())
+    })
+}
+
+/// Starts connecting to the relay at `address` ("IP:port", e.g.
+/// "127.0.0.1:7777" or "[::1]:7777"; resolve host names first) and returns
+/// at once; watch `netsync_client_state` or the events. `config` NULL:
+/// defaults. Free with `netsync_client_free`.
+#[no_mangle]
+pub extern "C" fn netsync_client_connect(
+    config: *const NetsyncClientConfig,
+    address: *const c_char,
+    out: *mut *mut NetsyncClient,
+) -> NetsyncResult {
+    guard("netsync_client_connect", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        let address = c_str(address, "address")?.ok_or_else(|| FfiError::null("address"))?;
+        let relay: SocketAddr = address
+            .parse()
+            .map_err(|_| FfiError::invalid(format!("`{address}` is not IP:port")))?;
+        let config = if config.is_null() {
+            NetsyncClientConfig::defaults()
+        } else {
+            // SAFETY: checked for NULL.
+            unsafe { *config }
+        };
+        let client = Client::connect(config.to_core(relay)?).map_err(client_error)?;
+        handles::publish(out, client);
+        Ok(())
+    })
+}
+
+/// Stops the network thread and joins it (bounded), then frees the
+/// client. NULL or a handle already freed is a no-op.
+#[no_mangle]
+pub extern "C" fn netsync_client_free(client: *mut NetsyncClient) {
+    guard_void("netsync_client_free", || {
+        handles::free::<Client, _>(client, TYPE_NAME, "netsync_client_free")
+    })
+}
+
+/// Writes the connection state (`NETSYNC_STATE_*`) to `*out`.
+#[no_mangle]
+pub extern "C" fn netsync_client_state(client: *mut NetsyncClient, out: *mut u32) -> NetsyncResult {
+    guard("netsync_client_state", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        let state = with_client(client, |c| Ok(c.refresh_state()))?;
+        // SAFETY: checked for NULL.
+        unsafe { out.write(state_code(state)) };
+        Ok(())
+    })
+}
+
+/// Declares an entity this client owns (its id is the game's, the same on
+/// every machine). `NETSYNC_ERR_WRONG_STATE` when already registered,
+/// `NETSYNC_ERR_UNKNOWN_ENTITY` when another client owns it.
+#[no_mangle]
+pub extern "C" fn netsync_client_register_entity(
+    client: *mut NetsyncClient,
+    entity_id: u64,
+) -> NetsyncResult {
+    guard("netsync_client_register_entity", || {
+        with_client(client, |c| c.register(entity_id).map_err(client_error))
+    })
+}
+
+/// Stops owning and sending an entity.
+#[no_mangle]
+pub extern "C" fn netsync_client_unregister_entity(
+    client: *mut NetsyncClient,
+    entity_id: u64,
+) -> NetsyncResult {
+    guard("netsync_client_unregister_entity", || {
+        with_client(client, |c| c.unregister(entity_id).map_err(client_error))
+    })
+}
+
+/// The true state of an owned entity this frame (`state->entity_id`). It
+/// goes out at the send rate when the send filter says it is worth it.
+#[no_mangle]
+pub extern "C" fn netsync_client_set_entity_state(
+    client: *mut NetsyncClient,
+    state: *const NetsyncSample,
+) -> NetsyncResult {
+    guard("netsync_client_set_entity_state", || {
+        if state.is_null() {
+            return Err(FfiError::null("state"));
+        }
+        // SAFETY: checked for NULL.
+        let state = unsafe { *state };
+        let sample = state.to_core(0.0).map_err(FfiError::invalid)?;
+        with_client(client, |c| {
+            c.set_state(state.entity_id, sample).map_err(client_error)
+        })
+    })
+}
+
+/// Advances to engine time `now` (s, monotonic, unscaled) and writes every
+/// remote entity's transform to `out` (room for `capacity`), the count to
+/// `*out_count`. When entities outnumber `capacity` it returns
+/// `NETSYNC_ERR_BUFFER_TOO_SMALL` with the needed count in `*out_count`; the
+/// tick has happened and the first `capacity` transforms are written.
+#[no_mangle]
+pub extern "C" fn netsync_client_tick(
+    client: *mut NetsyncClient,
+    now: f64,
+    out: *mut NetsyncTransform,
+    capacity: usize,
+    out_count: *mut usize,
+) -> NetsyncResult {
+    guard("netsync_client_tick", || {
+        if out_count.is_null() {
+            return Err(FfiError::null("out_count"));
+        }
+        if capacity > 0 && out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        with_client(client, |c| {
+            // New entities may arrive in this very tick: check after it,
+            // and report the count the caller needs next time.
+            let mut written = 0usize;
+            let count = c
+                .tick_with(now, |i, shown| {
+                    if i < capacity {
+                        // SAFETY: i < capacity and `out` holds `capacity` items.
+                        unsafe {
+                            out.add(i).write(NetsyncTransform::new(
+                                shown.entity,
+                                &shown.pose,
+                                shown.flags,
+                            ))
+                        };
+                        written += 1;
+                    }
+                })
+                .map_err(client_error)?;
+            // SAFETY: checked for NULL.
+            unsafe { out_count.write(count) };
+            if count > written {
+                return Err(FfiError::new(
+                    NetsyncResult::NETSYNC_ERR_BUFFER_TOO_SMALL,
+                    format!("{count} entities but room for {capacity}; the first {written} were written"),
+                ));
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Pops the next event into `*out` and sets `*has_event`; `*has_event` is
+/// false (and `*out` untouched) when none is waiting.
+#[no_mangle]
+pub extern "C" fn netsync_client_poll_event(
+    client: *mut NetsyncClient,
+    out: *mut NetsyncClientEvent,
+    has_event: *mut bool,
+) -> NetsyncResult {
+    guard("netsync_client_poll_event", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        if has_event.is_null() {
+            return Err(FfiError::null("has_event"));
+        }
+        let event = with_client(client, |c| Ok(c.poll_event()))?;
+        let converted = event.map(|e| match e {
+            ClientEvent::Connected { client_id } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_CONNECTED,
+                client_id,
+                ..Default::default()
+            },
+            ClientEvent::Reconnected { client_id } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_RECONNECTED,
+                client_id,
+                ..Default::default()
+            },
+            ClientEvent::Disconnected(reason) => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_DISCONNECTED,
+                reason: match reason {
+                    DisconnectReason::ConnectTimeout => NETSYNC_REASON_CONNECT_TIMEOUT,
+                    DisconnectReason::RelayTimeout => NETSYNC_REASON_RELAY_TIMEOUT,
+                    DisconnectReason::Refused(RefusalReason::VersionMismatch { .. }) => {
+                        NETSYNC_REASON_VERSION_MISMATCH
+                    }
+                    DisconnectReason::Refused(RefusalReason::Full) => NETSYNC_REASON_RELAY_FULL,
+                    DisconnectReason::Closed => NETSYNC_REASON_CLOSED,
+                },
+                ..Default::default()
+            },
+            ClientEvent::EntityAppeared { entity } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_ENTITY_APPEARED,
+                entity_id: entity,
+                ..Default::default()
+            },
+            ClientEvent::EntityRemoved { entity } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_ENTITY_REMOVED,
+                entity_id: entity,
+                ..Default::default()
+            },
+        });
+        // SAFETY: both checked for NULL.
+        unsafe {
+            has_event.write(converted.is_some());
+            if let Some(e) = converted {
+                out.write(e);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Estimated server time at engine time `now` (s). The clock an owner
+/// stamps its physics with. `NETSYNC_ERR_WRONG_STATE` before the relay's
+/// clock is known (and before the first tick).
+#[no_mangle]
+pub extern "C" fn netsync_client_server_time(
+    client: *mut NetsyncClient,
+    now: f64,
+    out: *mut f64,
+) -> NetsyncResult {
+    guard("netsync_client_server_time", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        let t = with_client(client, |c| {
+            c.server_time(now).ok_or_else(|| {
+                FfiError::new(
+                    NetsyncResult::NETSYNC_ERR_WRONG_STATE,
+                    "the relay's clock is not known yet (connect and tick first)",
+                )
+            })
+        })?;
+        // SAFETY: checked for NULL.
+        unsafe { out.write(t) };
+        Ok(())
+    })
+}
+
+/// Server time that `mode` showed at the last tick.
+#[no_mangle]
+pub extern "C" fn netsync_client_render_time(
+    client: *mut NetsyncClient,
+    mode: u32,
+    out: *mut f64,
+) -> NetsyncResult {
+    guard("netsync_client_render_time", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        let mode = mode_from(mode)?;
+        let t = with_client(client, |c| Ok(c.render_time(mode)))?;
+        // SAFETY: checked for NULL.
+        unsafe { out.write(t) };
+        Ok(())
+    })
+}
+
+/// Writes the client's counters and estimates to `*out`.
+#[no_mangle]
+pub extern "C" fn netsync_client_stats(
+    client: *mut NetsyncClient,
+    out: *mut NetsyncClientStats,
+) -> NetsyncResult {
+    guard("netsync_client_stats", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        let s = with_client(client, |c| {
+            c.refresh_state();
+            Ok(c.stats())
+        })?;
+        let n = s.network;
+        let stats = NetsyncClientStats {
+            state: state_code(n.state),
+            client_id: n.client_id,
+            rtt: n.clock.rtt,
+            rtt_min: n.clock.rtt_min,
+            jitter: n.clock.jitter,
+            clock_offset: n.clock.offset,
+            clock_resyncs: n.clock.resyncs,
+            render_delay: s.timeline.render_delay,
+            target_delay: s.timeline.target_delay,
+            remote_entities: s.timeline.entities as u64,
+            frames_received: s.timeline.frames,
+            frames_out_of_order: s.timeline.frames_out_of_order,
+            bytes_sent: n.bytes_sent,
+            bytes_received: n.bytes_received,
+            bytes_per_second_up: s.bytes_per_second_up,
+            bytes_per_second_down: s.bytes_per_second_down,
+            malformed: n.malformed,
+            reconnects: n.reconnects,
+            states_sent: n.states_sent,
+            states_skipped: n.states_skipped,
+        };
+        // SAFETY: checked for NULL.
+        unsafe { out.write(stats) };
+        Ok(())
+    })
+}

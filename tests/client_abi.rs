@@ -1,0 +1,262 @@
+//! Relay and clients through the C ABI only, on real UDP on loopback:
+//! what an engine does every frame, relay restarts, and clean shutdown.
+
+use std::ffi::CString;
+use std::ptr;
+use std::time::{Duration, Instant};
+
+use netsync::ffi::client::*;
+use netsync::ffi::result::NetsyncResult;
+use netsync::ffi::server::*;
+use netsync::ffi::timeline::NETSYNC_MODE_ADAPTIVE;
+use netsync::ffi::types::*;
+
+const OK: NetsyncResult = NetsyncResult::NETSYNC_OK;
+
+fn start_server(port: u16, idle_timeout: f64) -> *mut NetsyncServer {
+    let mut config = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
+    assert_eq!(netsync_server_config_default(&mut config), OK);
+    config.port = port;
+    config.idle_timeout = idle_timeout;
+    let ip = CString::new("127.0.0.1").unwrap();
+    let mut server = ptr::null_mut();
+    assert_eq!(netsync_server_start(&config, ip.as_ptr(), &mut server), OK);
+    server
+}
+
+fn port_of(server: *mut NetsyncServer) -> u16 {
+    let mut port = 0;
+    assert_eq!(netsync_server_port(server, &mut port), OK);
+    port
+}
+
+fn connect(port: u16, idle_timeout: f64) -> *mut NetsyncClient {
+    let mut config = unsafe { std::mem::zeroed::<NetsyncClientConfig>() };
+    assert_eq!(netsync_client_config_default(&mut config), OK);
+    config.idle_timeout = idle_timeout;
+    let address = CString::new(format!("127.0.0.1:{port}")).unwrap();
+    let mut client = ptr::null_mut();
+    assert_eq!(
+        netsync_client_connect(&config, address.as_ptr(), &mut client),
+        OK
+    );
+    client
+}
+
+fn circle(id: u64, t: f64) -> NetsyncSample {
+    let a = t as f32 + id as f32;
+    NetsyncSample {
+        entity_id: id,
+        position: NetsyncVec3 {
+            x: 2.0 * a.cos(),
+            y: 0.0,
+            z: 2.0 * a.sin(),
+        },
+        rotation: NetsyncQuat::default(),
+        linear_velocity: NetsyncVec3 {
+            x: -2.0 * a.sin(),
+            y: 0.0,
+            z: 2.0 * a.cos(),
+        },
+        angular_velocity: NetsyncVec3::default(),
+        flags: NETSYNC_SAMPLE_HAS_VELOCITY,
+    }
+}
+
+/// One engine frame for every client: own entity state, tick, return worst
+/// alignment error and the remote counts.
+fn frame(clients: &[*mut NetsyncClient], ids: &[u64], now: f64) -> (f32, Vec<usize>) {
+    let mut worst = 0.0f32;
+    let mut counts = Vec::new();
+    for (i, &c) in clients.iter().enumerate() {
+        let mut st = 0.0;
+        if netsync_client_server_time(c, now, &mut st) == OK {
+            assert_eq!(netsync_client_set_entity_state(c, &circle(ids[i], st)), OK);
+        }
+        let mut out = [NetsyncTransform::default(); 8];
+        let mut count = 0;
+        assert_eq!(
+            netsync_client_tick(c, now, out.as_mut_ptr(), 8, &mut count),
+            OK
+        );
+        let mut render = 0.0;
+        assert_eq!(
+            netsync_client_render_time(c, NETSYNC_MODE_ADAPTIVE, &mut render),
+            OK
+        );
+        for t in &out[..count] {
+            let truth = circle(t.entity_id, render).position;
+            let d = ((t.position.x - truth.x).powi(2) + (t.position.z - truth.z).powi(2)).sqrt();
+            worst = worst.max(d);
+        }
+        counts.push(count);
+    }
+    (worst, counts)
+}
+
+fn events(client: *mut NetsyncClient) -> Vec<NetsyncClientEvent> {
+    let mut all = Vec::new();
+    loop {
+        let mut e = NetsyncClientEvent::default();
+        let mut has = false;
+        assert_eq!(netsync_client_poll_event(client, &mut e, &mut has), OK);
+        if !has {
+            return all;
+        }
+        all.push(e);
+    }
+}
+
+fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn relay_and_three_clients_through_the_c_abi() {
+    let before = threads();
+    let server = start_server(0, 5.0);
+    let port = port_of(server);
+    let ids = [11u64, 22, 33];
+    let clients: Vec<_> = ids.iter().map(|_| connect(port, 5.0)).collect();
+    for (c, id) in clients.iter().zip(ids) {
+        assert_eq!(netsync_client_register_entity(*c, id), OK);
+    }
+    let start = Instant::now();
+    let mut worst = 0.0f32;
+    let mut counts = vec![];
+    while start.elapsed() < Duration::from_secs(3) {
+        let now = start.elapsed().as_secs_f64();
+        let (w, c) = frame(&clients, &ids, now);
+        if now > 1.5 {
+            worst = worst.max(w);
+        }
+        counts = c;
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    assert_eq!(counts, vec![2, 2, 2]);
+    assert!(worst < 0.05, "shown {worst} m from the owners' paths");
+    for &c in &clients {
+        let e = events(c);
+        assert!(e.iter().any(|e| e.kind == NETSYNC_EVENT_CONNECTED));
+        assert_eq!(
+            e.iter()
+                .filter(|e| e.kind == NETSYNC_EVENT_ENTITY_APPEARED)
+                .count(),
+            2
+        );
+        let mut stats = NetsyncClientStats::default();
+        assert_eq!(netsync_client_stats(c, &mut stats), OK);
+        assert_eq!(stats.state, NETSYNC_STATE_CONNECTED);
+        assert_eq!(stats.remote_entities, 2);
+        assert!(stats.rtt > 0.0 && stats.rtt < 0.05);
+        assert!(stats.bytes_per_second_down > 0.0);
+    }
+    let mut s = NetsyncServerStats::default();
+    assert_eq!(netsync_server_stats(server, &mut s), OK);
+    assert_eq!((s.clients, s.entities, s.rejected_not_owner), (3, 3, 0));
+
+    // Misuse gets codes, not crashes.
+    assert_eq!(
+        netsync_client_register_entity(clients[0], 22),
+        NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY,
+        "another client owns 22"
+    );
+    assert_eq!(
+        netsync_client_set_entity_state(clients[0], &circle(99, 0.0)),
+        NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY
+    );
+    let mut count = 0;
+    assert_eq!(
+        netsync_client_tick(clients[0], 100.0, ptr::null_mut(), 0, &mut count),
+        NetsyncResult::NETSYNC_ERR_BUFFER_TOO_SMALL
+    );
+    assert_eq!(count, 2);
+    let bad = CString::new("not an address").unwrap();
+    let mut other = ptr::null_mut();
+    assert_eq!(
+        netsync_client_connect(ptr::null(), bad.as_ptr(), &mut other),
+        NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT
+    );
+
+    let t0 = Instant::now();
+    for &c in &clients {
+        netsync_client_free(c);
+    }
+    netsync_server_free(server);
+    assert!(
+        t0.elapsed() < Duration::from_secs(1),
+        "shutdown took {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(
+        netsync_client_tick(clients[0], 200.0, ptr::null_mut(), 0, &mut count),
+        NetsyncResult::NETSYNC_ERR_INVALID_HANDLE
+    );
+    // Every network thread is gone (tests run in parallel: allow theirs).
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        threads() <= before + 8,
+        "threads leaked: {} -> {}",
+        before,
+        threads()
+    );
+}
+
+#[test]
+fn clients_reconnect_to_a_restarted_relay_and_get_the_scene_back() {
+    let server = start_server(0, 1.0);
+    let port = port_of(server);
+    let ids = [5u64, 6];
+    let clients: Vec<_> = ids.iter().map(|_| connect(port, 1.0)).collect();
+    for (c, id) in clients.iter().zip(ids) {
+        assert_eq!(netsync_client_register_entity(*c, id), OK);
+    }
+    let start = Instant::now();
+    let run = |until: f64| {
+        let mut counts = vec![];
+        while start.elapsed().as_secs_f64() < until {
+            counts = frame(&clients, &ids, start.elapsed().as_secs_f64()).1;
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        counts
+    };
+    assert_eq!(run(1.5), vec![1, 1]);
+    netsync_server_free(server);
+    // Clients notice (idle timeout 1 s).
+    run(3.5);
+    for &c in &clients {
+        let e = events(c);
+        assert!(
+            e.iter().any(|e| e.kind == NETSYNC_EVENT_DISCONNECTED
+                && e.reason == NETSYNC_REASON_RELAY_TIMEOUT),
+            "{e:?}"
+        );
+    }
+    let server = start_server(port, 1.0);
+    let counts = run(6.0);
+    assert_eq!(counts, vec![1, 1], "the scene did not come back");
+    // And it is shown on the new relay's clock, not frozen on the old one.
+    let mut worst = 0.0f32;
+    while start.elapsed().as_secs_f64() < 7.5 {
+        worst = worst.max(frame(&clients, &ids, start.elapsed().as_secs_f64()).0);
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    assert!(worst < 0.05, "after the restart shown {worst} m off");
+    for &c in &clients {
+        let e = events(c);
+        assert!(
+            e.iter().any(|e| e.kind == NETSYNC_EVENT_RECONNECTED),
+            "{e:?}"
+        );
+        let mut stats = NetsyncClientStats::default();
+        assert_eq!(netsync_client_stats(c, &mut stats), OK);
+        assert_eq!(stats.state, NETSYNC_STATE_CONNECTED);
+        assert!(stats.reconnects >= 1);
+    }
+    for &c in &clients {
+        netsync_client_free(c);
+    }
+    netsync_server_free(server);
+}
