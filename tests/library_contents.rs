@@ -42,7 +42,7 @@ fn exports_only_the_netsync_prefix() {
 }
 
 /// Crates behind the `cli` feature (and later the demo's physics and plots).
-const CLI_ONLY_CRATES: &[&str] = &["lexopt"];
+const CLI_ONLY_CRATES: &[&str] = &["lexopt", "ctrlc"];
 
 #[test]
 fn links_no_cli_only_crate() {

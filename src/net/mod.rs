@@ -3,4 +3,5 @@
 
 pub mod handshake;
 pub mod laminar_socket;
+pub mod proxy;
 pub mod raw_socket;

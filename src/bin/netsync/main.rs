@@ -1,6 +1,10 @@
 //! The `netsync` command-line program: tools around the library.
 
+mod args;
+mod netsim;
 mod quality;
+mod relay;
+mod stderr_log;
 
 use std::process::ExitCode;
 
@@ -11,6 +15,8 @@ USAGE:
     netsync <COMMAND> [OPTIONS]
 
 COMMANDS:
+    relay      Run the relay server (see `netsync relay --help`)
+    netsim     UDP proxy that puts traffic through a network profile
     quality    Interpolation quality benchmark: every mode on every network
                profile, side by side (see `netsync quality --help`)
     help       Print this help
@@ -22,6 +28,8 @@ fn main() -> ExitCode {
     let rest: Vec<_> = args.collect();
     let result = match command.as_deref() {
         Some("quality") => quality::run(rest),
+        Some("relay") => relay::run(rest),
+        Some("netsim") => netsim::run(rest),
         Some("help") | Some("--help") | Some("-h") | None => {
             print!("{USAGE}");
             Ok(())

@@ -5,6 +5,8 @@ use std::ffi::OsString;
 use netsync::netsim::NetworkProfile;
 use netsync::quality::{check_targets, run as run_benchmark, table, QualityConfig};
 
+use crate::args::value;
+
 const HELP: &str = "\
 netsync quality: interpolation quality benchmark
 
@@ -43,10 +45,10 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
                 })?;
                 config.profiles = vec![profile];
             }
-            Long("duration") => config.duration = parse(&mut parser, "duration")?,
-            Long("entities") => config.entities = parse(&mut parser, "entities")?,
-            Long("send-rate") => config.send_rate = parse(&mut parser, "send-rate")?,
-            Long("seed") => config.seed = parse(&mut parser, "seed")?,
+            Long("duration") => config.duration = value(&mut parser, "duration")?,
+            Long("entities") => config.entities = value(&mut parser, "entities")?,
+            Long("send-rate") => config.send_rate = value(&mut parser, "send-rate")?,
+            Long("seed") => config.seed = value(&mut parser, "seed")?,
             Long("check") => check = true,
             Long("help") | Short('h') => {
                 print!("{HELP}");
@@ -83,11 +85,4 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn parse<T: std::str::FromStr>(parser: &mut lexopt::Parser, name: &str) -> Result<T, String> {
-    let value = parser.value().map_err(|e| e.to_string())?;
-    let text = value.to_string_lossy().into_owned();
-    text.parse()
-        .map_err(|_| format!("--{name}: `{text}` is not a valid value"))
 }
