@@ -372,6 +372,8 @@ typedef struct NetsyncClientStats {
   // Estimated server clock minus this client's clock (s).
   double clock_offset;
   uint64_t clock_resyncs;
+  // Share of recent clock probes lost on the round trip (0..1).
+  double loss;
   // Adaptive delay behind the freshest data, current and target (s).
   double render_delay;
   double target_delay;

@@ -10,7 +10,11 @@ use netsync::client::{Client, ClientConfig, ConnectionState};
 use netsync::core::Sample;
 
 fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 #[test]
@@ -36,7 +40,10 @@ fn relay_process_serves_clients_and_stops_on_ctrl_c() {
                 c.set_state(id, s).unwrap();
             }
         }
-        seen = (a.tick_with(now, |_, _| {}).unwrap(), b.tick_with(now, |_, _| {}).unwrap());
+        seen = (
+            a.tick_with(now, |_, _| {}).unwrap(),
+            b.tick_with(now, |_, _| {}).unwrap(),
+        );
         std::thread::sleep(Duration::from_millis(16));
     }
     assert_eq!(seen, (1, 1));
@@ -57,7 +64,10 @@ fn relay_process_serves_clients_and_stops_on_ctrl_c() {
     assert!(code.success(), "{code:?}");
     let mut log = String::new();
     std::io::Read::read_to_string(relay.stderr.as_mut().unwrap(), &mut log).unwrap();
-    assert!(log.contains("client 1 joined") && log.contains("relay stopped"), "{log}");
+    assert!(
+        log.contains("client 1 joined") && log.contains("relay stopped"),
+        "{log}"
+    );
 }
 
 #[test]

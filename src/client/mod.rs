@@ -6,6 +6,7 @@ pub mod clock;
 pub mod config;
 pub mod events;
 pub mod handle;
+mod loss;
 mod network;
 
 pub use config::ClientConfig;

@@ -14,6 +14,7 @@ use laminar::{ConnectionManager, Packet, SocketEvent, VirtualConnection};
 use super::clock::{ClockEstimator, ClockStats};
 use super::config::ClientConfig;
 use super::events::{ClientEvent, ConnectionState, DisconnectReason, FromNetwork, ToNetwork};
+use super::loss::LossMeter;
 use crate::core::pose::Sample;
 use crate::core::send_filter::SendFilter;
 use crate::net::handshake::ClientHandshake;
@@ -38,6 +39,8 @@ pub struct NetworkStats {
     /// Owned states the send filter let through / held back.
     pub states_sent: u64,
     pub states_skipped: u64,
+    /// Share of recent clock probes that got no answer (round-trip loss).
+    pub loss: f64,
 }
 
 impl Default for NetworkStats {
@@ -53,6 +56,7 @@ impl Default for NetworkStats {
             reconnects: 0,
             states_sent: 0,
             states_skipped: 0,
+            loss: 0.0,
         }
     }
 }
@@ -159,6 +163,7 @@ impl Network {
         let mut precision = Precision::default();
         let mut ping_sequence = 0u32;
         let mut pings: HashMap<u32, f64> = HashMap::new();
+        let mut loss = LossMeter::default();
         let mut next_send = 0.0;
         let mut next_ping = 0.0;
         let mut next_keepalive = 0.0;
@@ -210,13 +215,18 @@ impl Network {
                         stats.bytes_received += p.payload().len() as u64;
                         stats.packets_received += 1;
                         match Message::decode(p.payload(), &precision) {
-                            Ok(message) => self.on_message(
-                                message,
-                                now,
-                                &mut clock,
-                                &mut precision,
-                                &mut pings,
-                            ),
+                            Ok(message) => {
+                                if let Message::Pong { sequence, .. } = message {
+                                    loss.answered(sequence);
+                                }
+                                self.on_message(
+                                    message,
+                                    now,
+                                    &mut clock,
+                                    &mut precision,
+                                    &mut pings,
+                                )
+                            }
                             Err(e) => {
                                 stats.malformed += 1;
                                 log::debug!(target: "netsync::client", "malformed message: {e}");
@@ -297,6 +307,7 @@ impl Network {
                         next_ping = now + 1.0 / self.config.ping_rate;
                         ping_sequence = ping_sequence.wrapping_add(1);
                         pings.insert(ping_sequence, now);
+                        loss.sent(ping_sequence, now);
                         pings.retain(|_, &mut t| now - t < 10.0);
                         send(
                             encode(
@@ -330,21 +341,15 @@ impl Network {
                                     stats.states_skipped += 1;
                                 }
                             }
-                            for chunk in updates.chunks(40) {
-                                let message = Message::OwnedState {
-                                    server_time: server_now,
-                                    updates: chunk.to_vec(),
-                                };
-                                let mut w = Writer::new();
-                                if message.encode(&mut w, &precision).is_ok() {
-                                    send(w.bytes, false);
-                                }
+                            for payload in pack_owned_state(server_now, &updates, &precision) {
+                                send(payload, false);
                             }
                         }
                     }
                 }
                 Phase::Waiting { .. } | Phase::Refused => {}
             }
+            stats.loss = loss.loss(now);
             self.publish(&stats, &clock);
             std::thread::sleep(Duration::from_micros(500));
         }
@@ -409,4 +414,85 @@ fn encode(message: &Message, precision: &Precision) -> Vec<u8> {
     let mut w = Writer::new();
     let _ = message.encode(&mut w, precision);
     w.bytes
+}
+
+/// Largest owned-state datagram payload (safe MTU).
+const OWNED_STATE_MTU: usize = 1200;
+
+/// Owned-state messages of at most `OWNED_STATE_MTU` bytes each, packed by
+/// encoded size (an update that cannot be encoded is skipped and logged).
+fn pack_owned_state(
+    server_time: f64,
+    updates: &[EntityUpdate],
+    precision: &Precision,
+) -> Vec<Vec<u8>> {
+    // Type, time and a count of up to three varint bytes.
+    const HEADER: usize = 1 + 8 + 3;
+    let mut out = Vec::new();
+    let mut batch: Vec<EntityUpdate> = Vec::new();
+    let mut size = HEADER;
+    for update in updates {
+        let mut w = Writer::new();
+        if update.encode(&mut w, precision).is_err() {
+            log::warn!(target: "netsync::client", "entity {}: state out of the wire's range, not sent", update.entity);
+            continue;
+        }
+        if size + w.len() > OWNED_STATE_MTU && !batch.is_empty() {
+            out.push(encode(
+                &Message::OwnedState {
+                    server_time,
+                    updates: std::mem::take(&mut batch),
+                },
+                precision,
+            ));
+            size = HEADER;
+        }
+        size += w.len();
+        batch.push(*update);
+    }
+    if !batch.is_empty() {
+        out.push(encode(
+            &Message::OwnedState {
+                server_time,
+                updates: batch,
+            },
+            precision,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::pose::Pose;
+    use glam::{Quat, Vec3};
+
+    #[test]
+    fn owned_state_packs_within_the_mtu() {
+        let updates: Vec<EntityUpdate> = (0..500u64)
+            .map(|i| EntityUpdate {
+                entity: i * 1_000_003,
+                pose: Pose::new(
+                    Vec3::splat(1000.0 + i as f32),
+                    Quat::from_rotation_y(i as f32),
+                ),
+                velocity: Some(Vec3::splat(3.0)),
+                angular_velocity: Some(Vec3::Y),
+                teleport: false,
+                age: 0.01,
+            })
+            .collect();
+        let p = Precision::default();
+        let packets = pack_owned_state(5.0, &updates, &p);
+        let mut count = 0;
+        for packet in &packets {
+            assert!(packet.len() <= OWNED_STATE_MTU, "{}", packet.len());
+            let Message::OwnedState { updates, .. } = Message::decode(packet, &p).unwrap() else {
+                panic!()
+            };
+            count += updates.len();
+        }
+        assert_eq!(count, 500);
+    }
 }

@@ -105,6 +105,8 @@ pub struct NetsyncClientStats {
     /// Estimated server clock minus this client's clock (s).
     pub clock_offset: f64,
     pub clock_resyncs: u64,
+    /// Share of recent clock probes lost on the round trip (0..1).
+    pub loss: f64,
     /// Adaptive delay behind the freshest data, current and target (s).
     pub render_delay: f64,
     pub target_delay: f64,
@@ -508,6 +510,7 @@ pub extern "C" fn netsync_client_stats(
             jitter: n.clock.jitter,
             clock_offset: n.clock.offset,
             clock_resyncs: n.clock.resyncs,
+            loss: n.loss,
             render_delay: s.timeline.render_delay,
             target_delay: s.timeline.target_delay,
             remote_entities: s.timeline.entities as u64,

@@ -236,7 +236,8 @@ impl Relay {
         match self.entities.get_mut(&update.entity) {
             Some(e) if e.owner != client => self.stats.rejected_not_owner += 1,
             Some(e) => {
-                if server_time >= e.server_time {
+                // Strictly newer: a duplicated or reordered datagram is applied once.
+                if server_time > e.server_time {
                     e.update = update;
                     e.server_time = server_time;
                     e.version = version;

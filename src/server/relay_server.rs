@@ -206,7 +206,11 @@ fn run(
             };
             stats.bytes_sent += out.payload.len() as u64;
             let packet = if out.reliable {
-                debug_assert!(out.payload.len() <= MAX_RELIABLE);
+                if out.payload.len() > MAX_RELIABLE {
+                    // laminar would fragment it and lose its ordering.
+                    log::error!(target: "netsync::relay", "reliable message of {} bytes dropped (limit {MAX_RELIABLE})", out.payload.len());
+                    continue;
+                }
                 Packet::reliable_ordered(addr, out.payload, Some(0))
             } else {
                 Packet::unreliable(addr, out.payload)
