@@ -31,9 +31,15 @@ fn port_of(server: *mut NetsyncServer) -> u16 {
 }
 
 fn connect(port: u16, idle_timeout: f64) -> *mut NetsyncClient {
+    connect_through(port, idle_timeout, NETSYNC_NETWORK_NONE, 0)
+}
+
+fn connect_through(port: u16, idle_timeout: f64, network: u32, seed: u64) -> *mut NetsyncClient {
     let mut config = unsafe { std::mem::zeroed::<NetsyncClientConfig>() };
     assert_eq!(netsync_client_config_default(&mut config), OK);
     config.idle_timeout = idle_timeout;
+    config.conditioner = network;
+    config.conditioner_seed = seed;
     let address = CString::new(format!("127.0.0.1:{port}")).unwrap();
     let mut client = ptr::null_mut();
     assert_eq!(
@@ -63,10 +69,10 @@ fn circle(id: u64, t: f64) -> NetsyncSample {
     }
 }
 
-/// One engine frame for every client: own entity state, tick, return worst
-/// alignment error and the remote counts.
-fn frame(clients: &[*mut NetsyncClient], ids: &[u64], now: f64) -> (f32, Vec<usize>) {
-    let mut worst = 0.0f32;
+/// One engine frame for every client: own entity state, tick, return the
+/// alignment errors of every shown entity and the remote counts.
+fn frame_errors(clients: &[*mut NetsyncClient], ids: &[u64], now: f64) -> (Vec<f32>, Vec<usize>) {
+    let mut errors = Vec::new();
     let mut counts = Vec::new();
     for (i, &c) in clients.iter().enumerate() {
         let mut st = 0.0;
@@ -87,11 +93,16 @@ fn frame(clients: &[*mut NetsyncClient], ids: &[u64], now: f64) -> (f32, Vec<usi
         for t in &out[..count] {
             let truth = circle(t.entity_id, render).position;
             let d = ((t.position.x - truth.x).powi(2) + (t.position.z - truth.z).powi(2)).sqrt();
-            worst = worst.max(d);
+            errors.push(d);
         }
         counts.push(count);
     }
-    (worst, counts)
+    (errors, counts)
+}
+
+fn frame(clients: &[*mut NetsyncClient], ids: &[u64], now: f64) -> (f32, Vec<usize>) {
+    let (errors, counts) = frame_errors(clients, ids, now);
+    (errors.into_iter().fold(0.0, f32::max), counts)
 }
 
 fn events(client: *mut NetsyncClient) -> Vec<NetsyncClientEvent> {
@@ -136,6 +147,7 @@ fn relay_and_three_clients_through_the_c_abi() {
         std::thread::sleep(Duration::from_millis(16));
     }
     assert_eq!(counts, vec![2, 2, 2]);
+    eprintln!("loopback through the C ABI: worst alignment {worst:.4} m");
     assert!(worst < 0.05, "shown {worst} m from the owners' paths");
     for &c in &clients {
         let e = events(c);
@@ -256,6 +268,51 @@ fn clients_reconnect_to_a_restarted_relay_and_get_the_scene_back() {
         assert!(stats.reconnects >= 1);
     }
     for &c in &clients {
+        netsync_client_free(c);
+    }
+    netsync_server_free(server);
+}
+
+#[test]
+fn three_clients_on_an_avg_network_through_the_c_abi() {
+    let server = start_server(0, 5.0);
+    let port = port_of(server);
+    let ids = [1u64, 2, 3];
+    let clients: Vec<_> = (0..3)
+        .map(|i| connect_through(port, 5.0, NETSYNC_NETWORK_AVG, i + 1))
+        .collect();
+    for (c, id) in clients.iter().zip(ids) {
+        assert_eq!(netsync_client_register_entity(*c, id), OK);
+    }
+    let start = Instant::now();
+    let mut errors = Vec::new();
+    let mut counts = vec![];
+    while start.elapsed() < Duration::from_secs(7) {
+        let now = start.elapsed().as_secs_f64();
+        let (e, c) = frame_errors(&clients, &ids, now);
+        if now > 3.5 {
+            errors.extend(e);
+        }
+        counts = c;
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    assert_eq!(counts, vec![2, 2, 2]);
+    errors.sort_by(f32::total_cmp);
+    let p99 = errors[errors.len() * 99 / 100];
+    let max = *errors.last().unwrap();
+    eprintln!("AVG through the C ABI: alignment p99 {p99:.4} m, max {max:.4} m");
+    // Stated bound at 2 m/s: p99 under 8 cm and never over 20 cm. Owners
+    // stamp through a clock estimate taken across 100 +/- 30 ms each way
+    // with 2 % loss, and the viewer renders on its own estimate.
+    assert!(p99 < 0.08, "p99 {p99} m from the owners' paths on AVG");
+    assert!(max < 0.2, "max {max} m from the owners' paths on AVG");
+    for &c in &clients {
+        let mut stats = NetsyncClientStats::default();
+        assert_eq!(netsync_client_stats(c, &mut stats), OK);
+        assert!(
+            stats.rtt_min > 0.1,
+            "conditioner not in the path: {stats:?}"
+        );
         netsync_client_free(c);
     }
     netsync_server_free(server);

@@ -37,7 +37,7 @@ impl ClientConfig {
             timeline: TimelineConfig::default(),
             send_filter: SendFilterConfig::default(),
             send_rate: 30.0,
-            ping_rate: 4.0,
+            ping_rate: 10.0,
             connect_timeout: 5.0,
             idle_timeout: 5.0,
             reconnect: true,

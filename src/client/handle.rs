@@ -260,9 +260,16 @@ impl Client {
         }
         self.absorb(now);
         let stats = self.network_stats();
-        let _ = self
-            .timeline
-            .set_prediction_lead((stats.clock.rtt_min / 2.0).min(1.0));
+        // Render time follows the ping/pong estimate of the server clock,
+        // mapped onto the engine's clock. That clock already is the
+        // server's present, so predicted mode needs no lead.
+        if stats.clock.known {
+            if let Some(engine_offset) = self.engine_offset {
+                let _ = self
+                    .timeline
+                    .set_clock_offset(Some(stats.clock.offset - engine_offset));
+            }
+        }
         self.update_rates(now, &stats);
         self.timeline
             .tick_with(now, visit)

@@ -156,7 +156,7 @@ impl Network {
             }
         };
         let mut phase = Phase::Handshaking { since: self.now() };
-        let mut clock = ClockEstimator::new(32, 0.05);
+        let mut clock = ClockEstimator::new(64, 0.05);
         let mut filter = SendFilter::new(self.config.send_filter);
         // Per owned entity: its latest true state and when it was true.
         let mut owned: HashMap<u64, (Sample, f64)> = HashMap::new();

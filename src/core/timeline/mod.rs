@@ -123,6 +123,8 @@ pub struct Timeline {
     buffered_clock: BufferedClock,
     newest_frame: Option<f64>,
     frame_interval: Option<f64>,
+    /// `server - client` from a better source (ping/pong), when known.
+    external_offset: Option<f64>,
     last_tick: Option<f64>,
     render: [f64; 5],
     stats: TimelineStats,
@@ -147,6 +149,7 @@ impl Timeline {
             ),
             newest_frame: None,
             frame_interval: None,
+            external_offset: None,
             last_tick: None,
             render: [0.0; 5],
             stats: TimelineStats::default(),
@@ -220,17 +223,31 @@ impl Timeline {
         self.render[mode.index()]
     }
 
-    /// Estimated `server_time - client_time` of the freshest data.
+    /// The `server_time - client_time` the render clocks use: the one set
+    /// with [`Timeline::set_clock_offset`], else the arrival estimate (the
+    /// fastest packet of the window).
     pub fn clock_offset(&self) -> Option<f64> {
-        self.arrival.offset()
+        self.external_offset.or_else(|| self.arrival.offset())
+    }
+
+    /// Uses a clock offset measured elsewhere (the client's ping/pong
+    /// estimate of the server clock) instead of the arrival estimate. The
+    /// adaptive delay then also covers the one-way latency. `None` goes
+    /// back to the arrival estimate.
+    pub fn set_clock_offset(&mut self, offset: Option<f64>) -> Result<(), TimelineError> {
+        if offset.is_some_and(|o| !o.is_finite()) {
+            return Err(TimelineError::InvalidTime("clock offset"));
+        }
+        self.external_offset = offset;
+        Ok(())
     }
 
     pub fn stats(&self) -> TimelineStats {
         let mut s = self.stats;
         s.entities = self.tracks.len();
-        s.clock_offset = self.arrival.offset().unwrap_or(0.0);
+        s.clock_offset = self.clock_offset().unwrap_or(0.0);
         s.target_delay = self.adaptive_target();
-        if let (Some(now), Some(offset)) = (self.last_tick, self.arrival.offset()) {
+        if let (Some(now), Some(offset)) = (self.last_tick, self.clock_offset()) {
             s.render_delay = now + offset - self.render[Mode::Adaptive.index()];
         }
         s.time_scale = self.adaptive_clock.scale();
@@ -296,7 +313,7 @@ impl Timeline {
 
         self.stats.frames += 1;
         self.arrival.observe(now, server_time);
-        let offset = self.arrival.offset().unwrap_or(server_time - now);
+        let offset = self.clock_offset().unwrap_or(server_time - now);
         let previous_coverage = self.newest_frame;
         match self.newest_frame {
             Some(newest) if server_time < newest => self.stats.frames_out_of_order += 1,
@@ -437,7 +454,7 @@ impl Timeline {
         }
         let dt = self.last_tick.map_or(0.0, |p| now - p);
         self.last_tick = Some(now);
-        let Some(offset) = self.arrival.offset() else {
+        let Some(offset) = self.clock_offset() else {
             return Ok(0);
         };
         self.advance_clocks(now, offset);
