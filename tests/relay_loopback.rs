@@ -31,13 +31,15 @@ fn circle(id: u64, server_time: f64) -> (Vec3, Vec3) {
 struct Run {
     /// Worst |shown - truth at render time| per client after warm-up.
     worst: Vec<f32>,
+    /// 99th percentile of the same, per client.
+    p99: Vec<f32>,
     /// Remote entities each client showed at the end.
     seen: Vec<usize>,
 }
 
 fn run(clients: &mut [Client], ids: &[u64], seconds: f64, warmup: f64) -> Run {
     let start = Instant::now();
-    let mut worst = vec![0.0f32; clients.len()];
+    let mut errors = vec![Vec::new(); clients.len()];
     let mut seen = vec![0; clients.len()];
     loop {
         let now = start.elapsed().as_secs_f64();
@@ -56,14 +58,21 @@ fn run(clients: &mut [Client], ids: &[u64], seconds: f64, warmup: f64) -> Run {
             if now > warmup {
                 for s in &shown {
                     let (truth, _) = circle(s.entity, render);
-                    worst[i] = worst[i].max(s.pose.position.distance(truth));
+                    errors[i].push(s.pose.position.distance(truth));
                 }
             }
             seen[i] = shown.len();
         }
         std::thread::sleep(Duration::from_millis(16));
     }
-    Run { worst, seen }
+    let mut worst = Vec::new();
+    let mut p99 = Vec::new();
+    for mut e in errors {
+        e.sort_by(f32::total_cmp);
+        worst.push(e.last().copied().unwrap_or(0.0));
+        p99.push(e.get(e.len() * 99 / 100).copied().unwrap_or(0.0));
+    }
+    Run { worst, p99, seen }
 }
 
 fn connect_all(

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection};
+use netsync::net::clock::NetClock;
 use netsync::net::handshake::{ClientHandshake, Handshake, PROTOCOL_VERSION};
 use netsync::net::laminar_socket::{ClientSocket, RelaySocket};
 use netsync::net::raw_socket::{RawSocket, UdpTransport};
@@ -18,13 +19,16 @@ fn udp() -> UdpTransport {
 }
 
 fn relay() -> (Relay, SocketAddr) {
-    let socket = RelaySocket::new(udp(), 16);
+    let socket = RelaySocket::new(udp(), 16, NetClock::real());
     let addr = laminar::DatagramSocket::local_addr(&socket).unwrap();
     (ConnectionManager::new(socket, Config::default()), addr)
 }
 
 fn client(relay: SocketAddr, nonce: u64) -> Client {
-    ConnectionManager::new(ClientSocket::new(udp(), relay, nonce), Config::default())
+    ConnectionManager::new(
+        ClientSocket::new(udp(), relay, nonce, NetClock::real()),
+        Config::default(),
+    )
 }
 
 /// Polls both sides until `done` or two seconds pass.

@@ -8,15 +8,15 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use super::config::ClientConfig;
 use super::events::{ClientEvent, ConnectionState, FromNetwork, ToNetwork};
-use super::network::{Network, NetworkStats};
+use super::network::{udp_factory, ClientDriver, NetworkStats, SocketFactory};
 use crate::core::pose::Sample;
 use crate::core::timeline::{Mode, Shown, Timeline, TimelineError, TimelineStats};
+use crate::net::clock::NetClock;
 
 /// Why a client call was refused.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,7 +63,7 @@ pub struct Client {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     shared: Arc<Mutex<NetworkStats>>,
-    epoch: Instant,
+    clock: NetClock,
     /// engine clock - our clock, measured at the latest tick.
     engine_offset: Option<f64>,
     timeline: Timeline,
@@ -83,35 +83,47 @@ const RECONNECT_GRACE: f64 = 2.0;
 impl Client {
     /// Starts connecting to `config.relay` in the background; returns at once.
     pub fn connect(config: ClientConfig) -> Result<Client, ClientError> {
+        let factory = udp_factory(&config);
+        let (mut client, driver) = Client::driven(config, NetClock::real(), factory)?;
+        let stop = client.stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("netsync-client".into())
+            .spawn(move || driver.run(stop))
+            .map_err(|e| ClientError::Io(e.to_string()))?;
+        client.thread = Some(thread);
+        Ok(client)
+    }
+
+    /// A client whose network side the caller steps ([`ClientDriver::step`])
+    /// on `clock` over sockets from `factory`: deterministic simulations.
+    pub fn driven(
+        config: ClientConfig,
+        clock: NetClock,
+        factory: SocketFactory,
+    ) -> Result<(Client, ClientDriver), ClientError> {
         config.validate().map_err(ClientError::InvalidConfig)?;
         let timeline = Timeline::new(config.timeline).map_err(ClientError::InvalidConfig)?;
         let (to_network, from_engine) = unbounded();
         let (to_engine, from_network) = unbounded();
         let (events_tx, connection_events) = unbounded();
-        let stop = Arc::new(AtomicBool::new(false));
         let shared = Arc::new(Mutex::new(NetworkStats::default()));
-        let epoch = Instant::now();
-        let network = Network {
+        let driver = ClientDriver::new(
             config,
-            epoch,
+            clock.clone(),
+            factory,
             to_engine,
-            events: events_tx,
+            events_tx,
             from_engine,
-            stop: stop.clone(),
-            stats: shared.clone(),
-        };
-        let thread = std::thread::Builder::new()
-            .name("netsync-client".into())
-            .spawn(move || network.run())
-            .map_err(|e| ClientError::Io(e.to_string()))?;
-        Ok(Client {
+            shared.clone(),
+        );
+        let client = Client {
             to_network,
             from_network,
             connection_events,
-            stop,
-            thread: Some(thread),
+            stop: Arc::new(AtomicBool::new(false)),
+            thread: None,
             shared,
-            epoch,
+            clock,
             engine_offset: None,
             timeline,
             owned: HashSet::new(),
@@ -120,7 +132,8 @@ impl Client {
             rate_window: (0.0, 0, 0),
             rates: (0.0, 0.0),
             stale: None,
-        })
+        };
+        Ok((client, driver))
     }
 
     pub fn state(&self) -> ConnectionState {
@@ -157,7 +170,7 @@ impl Client {
                 "values must be finite, the rotation non-zero and flags known",
             ));
         }
-        let local_time = self.epoch.elapsed().as_secs_f64();
+        let local_time = self.clock.now();
         let _ = self.to_network.send(ToNetwork::OwnedState {
             entity,
             sample,
@@ -168,7 +181,7 @@ impl Client {
 
     fn absorb(&mut self, now: f64) {
         self.absorb_connection_events();
-        let offset = now - self.epoch.elapsed().as_secs_f64();
+        let offset = now - self.clock.now();
         // The engine clock may be any monotonic clock: map our arrival
         // stamps onto it with the offset measured at this tick.
         let offset = *self.engine_offset.insert(offset);

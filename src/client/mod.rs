@@ -12,4 +12,4 @@ mod network;
 pub use config::ClientConfig;
 pub use events::{ClientEvent, ConnectionState, DisconnectReason};
 pub use handle::{Client, ClientError, ClientStats};
-pub use network::NetworkStats;
+pub use network::{ClientDriver, NetworkStats, SocketFactory};

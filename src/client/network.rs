@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 use laminar::{ConnectionManager, Packet, SocketEvent, VirtualConnection};
@@ -17,6 +17,7 @@ use super::events::{ClientEvent, ConnectionState, DisconnectReason, FromNetwork,
 use super::loss::LossMeter;
 use crate::core::pose::Sample;
 use crate::core::send_filter::SendFilter;
+use crate::net::clock::NetClock;
 use crate::net::handshake::ClientHandshake;
 use crate::net::laminar_socket::ClientSocket;
 use crate::net::raw_socket::{Conditioned, RawSocket, UdpTransport};
@@ -61,67 +62,31 @@ impl Default for NetworkStats {
     }
 }
 
-/// Any socket the client can run on: plain UDP or conditioned.
-#[derive(Debug)]
-pub(crate) enum AnySocket {
-    Plain(UdpTransport),
-    Conditioned(Box<Conditioned<UdpTransport>>),
+/// Makes the socket of each connection attempt (attempt number given).
+pub type SocketFactory = Box<dyn FnMut(u64) -> io::Result<Box<dyn RawSocket>> + Send>;
+
+/// Real UDP sockets, conditioned when the config asks.
+pub(crate) fn udp_factory(config: &ClientConfig) -> SocketFactory {
+    let config = *config;
+    Box::new(move |attempt| {
+        let bind = if config.relay.is_ipv4() {
+            "0.0.0.0:0"
+        } else {
+            "[::]:0"
+        };
+        let udp = UdpTransport::bind(bind.parse().expect("literal address"), config.socket_buffer)?;
+        Ok(match config.conditioner {
+            Some(profile) => Box::new(Conditioned::new(
+                udp,
+                profile,
+                config.conditioner_seed.wrapping_add(attempt),
+            )),
+            None => Box::new(udp),
+        })
+    })
 }
 
-impl RawSocket for AnySocket {
-    fn send(&mut self, to: std::net::SocketAddr, payload: &[u8]) -> io::Result<usize> {
-        match self {
-            AnySocket::Plain(s) => s.send(to, payload),
-            AnySocket::Conditioned(s) => s.send(to, payload),
-        }
-    }
-    fn recv(&mut self, buffer: &mut [u8]) -> io::Result<(usize, std::net::SocketAddr)> {
-        match self {
-            AnySocket::Plain(s) => s.recv(buffer),
-            AnySocket::Conditioned(s) => s.recv(buffer),
-        }
-    }
-    fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
-        match self {
-            AnySocket::Plain(s) => s.local_addr(),
-            AnySocket::Conditioned(s) => s.local_addr(),
-        }
-    }
-}
-
-type Manager = ConnectionManager<ClientSocket<AnySocket>, VirtualConnection>;
-
-fn open(config: &ClientConfig, attempt: u64) -> io::Result<Manager> {
-    let bind = if config.relay.is_ipv4() {
-        "0.0.0.0:0"
-    } else {
-        "[::]:0"
-    };
-    let udp = UdpTransport::bind(bind.parse().expect("literal address"), config.socket_buffer)?;
-    let socket = match config.conditioner {
-        Some(profile) => AnySocket::Conditioned(Box::new(Conditioned::new(
-            udp,
-            profile,
-            config.conditioner_seed.wrapping_add(attempt),
-        ))),
-        None => AnySocket::Plain(udp),
-    };
-    let nonce = fastrand::u64(..);
-    Ok(ConnectionManager::new(
-        ClientSocket::new(socket, config.relay, nonce),
-        laminar_config(config.idle_timeout),
-    ))
-}
-
-pub(crate) struct Network {
-    pub config: ClientConfig,
-    pub epoch: Instant,
-    pub to_engine: Sender<FromNetwork>,
-    pub events: Sender<ClientEvent>,
-    pub from_engine: Receiver<ToNetwork>,
-    pub stop: Arc<AtomicBool>,
-    pub stats: Arc<Mutex<NetworkStats>>,
-}
+type Manager = ConnectionManager<ClientSocket<Box<dyn RawSocket>>, VirtualConnection>;
 
 /// One connection attempt's life.
 enum Phase {
@@ -136,255 +101,348 @@ enum Phase {
     Refused,
 }
 
-impl Network {
-    fn now(&self) -> f64 {
-        self.epoch.elapsed().as_secs_f64()
+/// The client's loop body over any socket and clock: the network thread
+/// calls [`ClientDriver::step`] in real time; simulations on a manual clock.
+pub struct ClientDriver {
+    config: ClientConfig,
+    clock: NetClock,
+    factory: SocketFactory,
+    to_engine: Sender<FromNetwork>,
+    events: Sender<ClientEvent>,
+    from_engine: Receiver<ToNetwork>,
+    shared: Arc<Mutex<NetworkStats>>,
+    stats: NetworkStats,
+    attempt: u64,
+    manager: Option<Manager>,
+    phase: Phase,
+    clock_estimate: ClockEstimator,
+    filter: SendFilter,
+    /// Per owned entity: its latest true state and when it was true.
+    owned: HashMap<u64, (Sample, f64)>,
+    precision: Precision,
+    ping_sequence: u32,
+    pings: HashMap<u32, f64>,
+    loss: LossMeter,
+    next_send: f64,
+    next_ping: f64,
+    next_keepalive: f64,
+    ever_connected: bool,
+    seen_resyncs: u64,
+    reported: Option<DisconnectReason>,
+    engine_gone: bool,
+}
+
+impl ClientDriver {
+    pub(crate) fn new(
+        config: ClientConfig,
+        clock: NetClock,
+        factory: SocketFactory,
+        to_engine: Sender<FromNetwork>,
+        events: Sender<ClientEvent>,
+        from_engine: Receiver<ToNetwork>,
+        shared: Arc<Mutex<NetworkStats>>,
+    ) -> Self {
+        let now = clock.now();
+        let mut driver = ClientDriver {
+            config,
+            clock,
+            factory,
+            to_engine,
+            events,
+            from_engine,
+            shared,
+            stats: NetworkStats::default(),
+            attempt: 0,
+            manager: None,
+            phase: Phase::Handshaking { since: now },
+            clock_estimate: ClockEstimator::new(64, 0.05),
+            filter: SendFilter::new(config.send_filter),
+            owned: HashMap::new(),
+            precision: Precision::default(),
+            ping_sequence: 0,
+            pings: HashMap::new(),
+            loss: LossMeter::default(),
+            next_send: 0.0,
+            next_ping: 0.0,
+            next_keepalive: 0.0,
+            ever_connected: false,
+            seen_resyncs: 0,
+            reported: None,
+            engine_gone: false,
+        };
+        driver.open();
+        driver
+    }
+
+    fn open(&mut self) {
+        match (self.factory)(self.attempt) {
+            Ok(socket) => {
+                let nonce = fastrand::u64(..);
+                self.manager = Some(ConnectionManager::new(
+                    ClientSocket::new(socket, self.config.relay, nonce, self.clock.clone()),
+                    laminar_config(self.config.idle_timeout),
+                ));
+            }
+            Err(e) => {
+                log::error!(target: "netsync::client", "cannot open a socket: {e}");
+                self.manager = None;
+            }
+        }
     }
 
     fn emit(&self, event: ClientEvent) {
         let _ = self.events.send(event);
     }
 
-    pub fn run(self) {
-        let mut stats = NetworkStats::default();
-        let mut attempt = 0u64;
-        let mut manager = match open(&self.config, attempt) {
-            Ok(m) => Some(m),
-            Err(e) => {
-                log::error!(target: "netsync::client", "cannot open a socket: {e}");
-                None
-            }
-        };
-        let mut phase = Phase::Handshaking { since: self.now() };
-        let mut clock = ClockEstimator::new(64, 0.05);
-        let mut filter = SendFilter::new(self.config.send_filter);
-        // Per owned entity: its latest true state and when it was true.
-        let mut owned: HashMap<u64, (Sample, f64)> = HashMap::new();
-        let mut precision = Precision::default();
-        let mut ping_sequence = 0u32;
-        let mut pings: HashMap<u32, f64> = HashMap::new();
-        let mut loss = LossMeter::default();
-        let mut next_send = 0.0;
-        let mut next_ping = 0.0;
-        let mut next_keepalive = 0.0;
-        let mut ever_connected = false;
-        let mut seen_resyncs = 0u64;
-        let mut reported_state = None;
+    /// True once the engine side is gone (the handle was dropped).
+    pub fn engine_gone(&self) -> bool {
+        self.engine_gone
+    }
 
-        while !self.stop.load(Ordering::Acquire) {
-            let now = self.now();
-            // Engine -> network.
-            loop {
-                match self.from_engine.try_recv() {
-                    Ok(ToNetwork::OwnedState {
-                        entity,
-                        sample,
-                        local_time,
-                    }) => {
-                        owned.insert(entity, (sample, local_time));
-                    }
-                    Ok(ToNetwork::Forget { entity }) => {
-                        owned.remove(&entity);
-                        filter.forget(entity);
-                    }
-                    Err(crossbeam_channel::TryRecvError::Empty) => break,
-                    Err(crossbeam_channel::TryRecvError::Disconnected) => return,
-                }
-            }
-            if let Phase::Waiting { until } = phase {
-                if now >= until {
-                    attempt += 1;
-                    manager = open(&self.config, attempt).ok();
-                    phase = Phase::Handshaking { since: now };
-                    stats.state = ConnectionState::Connecting;
-                }
-            }
-            let Some(m) = manager.as_mut() else {
-                std::thread::sleep(Duration::from_millis(5));
-                if !matches!(phase, Phase::Refused | Phase::Waiting { .. }) {
-                    phase = Phase::Waiting { until: now + 1.0 };
-                }
-                continue;
-            };
-            m.socket_mut().poll_handshake();
-            m.manual_poll(Instant::now());
-            let mut lost = false;
-            while let Ok(event) = m.event_receiver().try_recv() {
-                match event {
-                    SocketEvent::Packet(p) => {
-                        stats.bytes_received += p.payload().len() as u64;
-                        stats.packets_received += 1;
-                        match Message::decode(p.payload(), &precision) {
-                            Ok(message) => {
-                                if let Message::Pong { sequence, .. } = message {
-                                    loss.answered(sequence);
-                                }
-                                self.on_message(
-                                    message,
-                                    now,
-                                    &mut clock,
-                                    &mut precision,
-                                    &mut pings,
-                                )
-                            }
-                            Err(e) => {
-                                stats.malformed += 1;
-                                log::debug!(target: "netsync::client", "malformed message: {e}");
-                            }
-                        }
-                    }
-                    SocketEvent::Timeout(_) | SocketEvent::Disconnect(_) => lost = true,
-                    SocketEvent::Connect(_) => {}
-                }
-            }
-            match phase {
-                Phase::Handshaking { since } => match m.socket().handshake().clone() {
-                    ClientHandshake::Admitted { client_id } => {
-                        stats.client_id = client_id;
-                        stats.state = ConnectionState::Connected;
-                        phase = Phase::Connected;
-                        if ever_connected {
-                            stats.reconnects += 1;
-                            let _ = self.to_engine.send(FromNetwork::Reset);
-                            self.emit(ClientEvent::Reconnected { client_id });
-                        } else {
-                            self.emit(ClientEvent::Connected { client_id });
-                        }
-                        ever_connected = true;
-                        // The relay must hear our owned entities again.
-                        filter = SendFilter::new(self.config.send_filter);
-                        // laminar needs a first packet to create the connection.
-                        next_keepalive = now;
-                    }
-                    ClientHandshake::Refused(reason) => {
-                        stats.state = ConnectionState::Disconnected;
-                        self.emit(ClientEvent::Disconnected(DisconnectReason::Refused(reason)));
-                        manager = None;
-                        phase = Phase::Refused;
-                    }
-                    _ if now - since > self.config.connect_timeout => {
-                        stats.state = ConnectionState::Disconnected;
-                        if reported_state != Some(DisconnectReason::ConnectTimeout) {
-                            self.emit(ClientEvent::Disconnected(DisconnectReason::ConnectTimeout));
-                            reported_state = Some(DisconnectReason::ConnectTimeout);
-                        }
-                        manager = None;
-                        phase = Phase::Waiting { until: now + 1.0 };
-                    }
-                    _ => {}
-                },
-                Phase::Connected if lost => {
-                    stats.state = ConnectionState::Disconnected;
-                    self.emit(ClientEvent::Disconnected(DisconnectReason::RelayTimeout));
-                    reported_state = Some(DisconnectReason::RelayTimeout);
-                    manager = None;
-                    phase = if self.config.reconnect {
-                        Phase::Waiting { until: now + 0.5 }
-                    } else {
-                        Phase::Waiting {
-                            until: f64::INFINITY,
-                        }
-                    };
-                }
-                Phase::Connected => {
-                    reported_state = None;
-                    let sender = m.event_sender().clone();
-                    let relay = self.config.relay;
-                    let mut send = |payload: Vec<u8>, reliable: bool| {
-                        stats.bytes_sent += payload.len() as u64;
-                        let packet = if reliable {
-                            Packet::reliable_unordered(relay, payload)
-                        } else {
-                            Packet::unreliable(relay, payload)
-                        };
-                        let _ = sender.send(packet);
-                    };
-                    if now >= next_keepalive {
-                        next_keepalive = now + 0.1;
-                        send(encode(&Message::KeepAlive, &precision), true);
-                    }
-                    if now >= next_ping {
-                        next_ping = now + 1.0 / self.config.ping_rate;
-                        ping_sequence = ping_sequence.wrapping_add(1);
-                        pings.insert(ping_sequence, now);
-                        loss.sent(ping_sequence, now);
-                        pings.retain(|_, &mut t| now - t < 10.0);
-                        send(
-                            encode(
-                                &Message::Ping {
-                                    sequence: ping_sequence,
-                                    client_time: now,
-                                },
-                                &precision,
-                            ),
-                            false,
-                        );
-                    }
-                    if clock.stats().resyncs != seen_resyncs {
-                        // The relay's clock moved: resend everything on the new base.
-                        seen_resyncs = clock.stats().resyncs;
-                        filter = SendFilter::new(self.config.send_filter);
-                    }
-                    if now >= next_send {
-                        next_send = now + 1.0 / self.config.send_rate;
-                        if let Some(server_now) = clock.server_time(now) {
-                            let mut updates = Vec::new();
-                            for (&entity, (sample, local_time)) in &owned {
-                                // Stamp with the server time the state was true at.
-                                let stamp = clock.server_time(*local_time).unwrap_or(server_now);
-                                if filter.update(stamp, entity, sample).should_send() {
-                                    let mut update = EntityUpdate::from_sample(entity, sample);
-                                    update.age = (server_now - stamp).max(0.0);
-                                    updates.push(update);
-                                    stats.states_sent += 1;
-                                } else {
-                                    stats.states_skipped += 1;
-                                }
-                            }
-                            for payload in pack_owned_state(server_now, &updates, &precision) {
-                                send(payload, false);
-                            }
-                        }
-                    }
-                }
-                Phase::Waiting { .. } | Phase::Refused => {}
-            }
-            stats.loss = loss.loss(now);
-            self.publish(&stats, &clock);
+    /// Runs until `stop` is set, stepping in real time.
+    pub(crate) fn run(mut self, stop: Arc<AtomicBool>) {
+        while !stop.load(Ordering::Acquire) && !self.engine_gone {
+            self.step();
             std::thread::sleep(Duration::from_micros(500));
         }
     }
 
-    fn publish(&self, stats: &NetworkStats, clock: &ClockEstimator) {
-        let mut s = *stats;
-        s.clock = clock.stats();
-        *self.stats.lock().unwrap_or_else(|p| p.into_inner()) = s;
+    /// Does whatever is due now.
+    pub fn step(&mut self) {
+        let now = self.clock.now();
+        self.take_engine_messages();
+        if let Phase::Waiting { until } = self.phase {
+            if now >= until {
+                self.attempt += 1;
+                self.open();
+                self.phase = Phase::Handshaking { since: now };
+                self.stats.state = ConnectionState::Connecting;
+            }
+        }
+        if self.manager.is_none() {
+            if !matches!(self.phase, Phase::Refused | Phase::Waiting { .. }) {
+                self.phase = Phase::Waiting { until: now + 1.0 };
+            }
+            self.publish(now);
+            return;
+        }
+        let lost = self.poll_network(now);
+        self.advance_phase(now, lost);
+        self.publish(now);
     }
 
-    fn on_message(
-        &self,
-        message: Message,
-        now: f64,
-        clock: &mut ClockEstimator,
-        precision: &mut Precision,
-        pings: &mut HashMap<u32, f64>,
-    ) {
+    fn take_engine_messages(&mut self) {
+        loop {
+            match self.from_engine.try_recv() {
+                Ok(ToNetwork::OwnedState {
+                    entity,
+                    sample,
+                    local_time,
+                }) => {
+                    self.owned.insert(entity, (sample, local_time));
+                }
+                Ok(ToNetwork::Forget { entity }) => {
+                    self.owned.remove(&entity);
+                    self.filter.forget(entity);
+                }
+                Err(crossbeam_channel::TryRecvError::Empty) => return,
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                    self.engine_gone = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Polls laminar and handles what arrived; true when the relay was lost.
+    fn poll_network(&mut self, now: f64) -> bool {
+        let Some(m) = self.manager.as_mut() else {
+            return false;
+        };
+        m.socket_mut().poll_handshake();
+        m.manual_poll(self.clock.instant());
+        let mut lost = false;
+        let mut messages = Vec::new();
+        while let Ok(event) = m.event_receiver().try_recv() {
+            match event {
+                SocketEvent::Packet(p) => {
+                    self.stats.bytes_received += p.payload().len() as u64;
+                    self.stats.packets_received += 1;
+                    match Message::decode(p.payload(), &self.precision) {
+                        Ok(message) => messages.push(message),
+                        Err(e) => {
+                            self.stats.malformed += 1;
+                            log::debug!(target: "netsync::client", "malformed message: {e}");
+                        }
+                    }
+                }
+                SocketEvent::Timeout(_) | SocketEvent::Disconnect(_) => lost = true,
+                SocketEvent::Connect(_) => {}
+            }
+        }
+        for message in messages {
+            self.on_message(message, now);
+        }
+        lost
+    }
+
+    fn advance_phase(&mut self, now: f64, lost: bool) {
+        match self.phase {
+            Phase::Handshaking { since } => {
+                let handshake = self
+                    .manager
+                    .as_ref()
+                    .map(|m| m.socket().handshake().clone());
+                match handshake {
+                    Some(ClientHandshake::Admitted { client_id }) => self.admitted(client_id, now),
+                    Some(ClientHandshake::Refused(reason)) => {
+                        self.stats.state = ConnectionState::Disconnected;
+                        self.emit(ClientEvent::Disconnected(DisconnectReason::Refused(reason)));
+                        self.manager = None;
+                        self.phase = Phase::Refused;
+                    }
+                    _ if now - since > self.config.connect_timeout => {
+                        self.stats.state = ConnectionState::Disconnected;
+                        if self.reported != Some(DisconnectReason::ConnectTimeout) {
+                            self.emit(ClientEvent::Disconnected(DisconnectReason::ConnectTimeout));
+                            self.reported = Some(DisconnectReason::ConnectTimeout);
+                        }
+                        self.manager = None;
+                        self.phase = Phase::Waiting { until: now + 1.0 };
+                    }
+                    _ => {}
+                }
+            }
+            Phase::Connected if lost => {
+                self.stats.state = ConnectionState::Disconnected;
+                self.emit(ClientEvent::Disconnected(DisconnectReason::RelayTimeout));
+                self.reported = Some(DisconnectReason::RelayTimeout);
+                self.manager = None;
+                self.phase = Phase::Waiting {
+                    until: if self.config.reconnect {
+                        now + 0.5
+                    } else {
+                        f64::INFINITY
+                    },
+                };
+            }
+            Phase::Connected => {
+                self.reported = None;
+                self.send_due(now);
+            }
+            Phase::Waiting { .. } | Phase::Refused => {}
+        }
+    }
+
+    fn admitted(&mut self, client_id: u32, now: f64) {
+        self.stats.client_id = client_id;
+        self.stats.state = ConnectionState::Connected;
+        self.phase = Phase::Connected;
+        if self.ever_connected {
+            self.stats.reconnects += 1;
+            let _ = self.to_engine.send(FromNetwork::Reset);
+            self.emit(ClientEvent::Reconnected { client_id });
+        } else {
+            self.emit(ClientEvent::Connected { client_id });
+        }
+        self.ever_connected = true;
+        // The relay must hear our owned entities again.
+        self.filter = SendFilter::new(self.config.send_filter);
+        // laminar needs a first packet to create the connection.
+        self.next_keepalive = now;
+    }
+
+    fn send_due(&mut self, now: f64) {
+        let Some(m) = self.manager.as_ref() else {
+            return;
+        };
+        let sender = m.event_sender().clone();
+        let relay = self.config.relay;
+        let mut out: Vec<(Vec<u8>, bool)> = Vec::new();
+        if now >= self.next_keepalive {
+            self.next_keepalive = now + 0.1;
+            out.push((encode(&Message::KeepAlive, &self.precision), true));
+        }
+        if now >= self.next_ping {
+            self.next_ping = now + 1.0 / self.config.ping_rate;
+            self.ping_sequence = self.ping_sequence.wrapping_add(1);
+            self.pings.insert(self.ping_sequence, now);
+            self.pings.retain(|_, &mut t| now - t < 10.0);
+            self.loss.sent(self.ping_sequence, now);
+            let ping = Message::Ping {
+                sequence: self.ping_sequence,
+                client_time: now,
+            };
+            out.push((encode(&ping, &self.precision), false));
+        }
+        if self.clock_estimate.stats().resyncs != self.seen_resyncs {
+            // The relay's clock moved: resend everything on the new base.
+            self.seen_resyncs = self.clock_estimate.stats().resyncs;
+            self.filter = SendFilter::new(self.config.send_filter);
+        }
+        if now >= self.next_send {
+            self.next_send = now + 1.0 / self.config.send_rate;
+            if let Some(server_now) = self.clock_estimate.server_time(now) {
+                let mut updates = Vec::new();
+                // Sorted so that a simulation sends in a repeatable order.
+                let mut owned: Vec<_> = self.owned.iter().collect();
+                owned.sort_by_key(|(id, _)| **id);
+                for (&entity, (sample, local_time)) in owned {
+                    // Stamp with the server time the state was true at.
+                    let stamp = self
+                        .clock_estimate
+                        .server_time(*local_time)
+                        .unwrap_or(server_now);
+                    if self.filter.update(stamp, entity, sample).should_send() {
+                        let mut update = EntityUpdate::from_sample(entity, sample);
+                        update.age = (server_now - stamp).max(0.0);
+                        updates.push(update);
+                        self.stats.states_sent += 1;
+                    } else {
+                        self.stats.states_skipped += 1;
+                    }
+                }
+                for payload in pack_owned_state(server_now, &updates, &self.precision) {
+                    out.push((payload, false));
+                }
+            }
+        }
+        for (payload, reliable) in out {
+            self.stats.bytes_sent += payload.len() as u64;
+            let packet = if reliable {
+                Packet::reliable_unordered(relay, payload)
+            } else {
+                Packet::unreliable(relay, payload)
+            };
+            let _ = sender.send(packet);
+        }
+    }
+
+    fn publish(&mut self, now: f64) {
+        self.stats.loss = self.loss.loss(now);
+        let mut s = self.stats;
+        s.clock = self.clock_estimate.stats();
+        *self.shared.lock().unwrap_or_else(|p| p.into_inner()) = s;
+    }
+
+    fn on_message(&mut self, message: Message, now: f64) {
         match message {
             Message::Welcome {
                 server_time,
-                precision: p,
+                precision,
                 ..
             } => {
-                *precision = p;
-                clock.welcome(server_time, now);
+                self.precision = precision;
+                self.clock_estimate.welcome(server_time, now);
             }
             Message::Pong {
                 sequence,
                 server_time,
                 ..
             } => {
-                if let Some(sent) = pings.remove(&sequence) {
-                    clock.pong(sent, server_time, now);
+                self.loss.answered(sequence);
+                if let Some(sent) = self.pings.remove(&sequence) {
+                    self.clock_estimate.pong(sent, server_time, now);
                 }
             }
             Message::Snapshot {
@@ -404,8 +462,7 @@ impl Network {
             Message::EntityRemoved { entity, .. } => {
                 let _ = self.to_engine.send(FromNetwork::Removed { entity });
             }
-            Message::KeepAlive => {}
-            Message::Ping { .. } | Message::OwnedState { .. } => {}
+            Message::KeepAlive | Message::Ping { .. } | Message::OwnedState { .. } => {}
         }
     }
 }

@@ -4,8 +4,8 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::time::Instant;
 
+use super::clock::NetClock;
 use super::handshake::{is_handshake, Admission, ClientHandshake, GateOutcome, Gatekeeper};
 use super::raw_socket::RawSocket;
 
@@ -27,17 +27,17 @@ pub struct GateStats {
 pub struct RelaySocket<R: RawSocket> {
     inner: R,
     gate: Gatekeeper,
-    start: Instant,
+    clock: NetClock,
     admitted: Vec<(SocketAddr, Admission)>,
     stats: GateStats,
 }
 
 impl<R: RawSocket> RelaySocket<R> {
-    pub fn new(inner: R, max_clients: usize) -> Self {
+    pub fn new(inner: R, max_clients: usize, clock: NetClock) -> Self {
         RelaySocket {
             inner,
             gate: Gatekeeper::new(max_clients),
-            start: Instant::now(),
+            clock,
             admitted: Vec::new(),
             stats: GateStats::default(),
         }
@@ -79,7 +79,7 @@ impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
                 continue;
             }
             if is_handshake(&buffer[..n]) {
-                let now = self.start.elapsed().as_secs_f64();
+                let now = self.clock.now();
                 match self.gate.handle(from, &buffer[..n], now) {
                     GateOutcome::Reply(reply) => {
                         self.stats.handshake_replies += 1;
@@ -116,17 +116,17 @@ pub struct ClientSocket<R: RawSocket> {
     inner: R,
     relay: SocketAddr,
     handshake: ClientHandshake,
-    start: Instant,
+    clock: NetClock,
     stats: GateStats,
 }
 
 impl<R: RawSocket> ClientSocket<R> {
-    pub fn new(inner: R, relay: SocketAddr, nonce: u64) -> Self {
+    pub fn new(inner: R, relay: SocketAddr, nonce: u64, clock: NetClock) -> Self {
         ClientSocket {
             inner,
             relay,
             handshake: ClientHandshake::start(nonce),
-            start: Instant::now(),
+            clock,
             stats: GateStats::default(),
         }
     }
@@ -146,7 +146,7 @@ impl<R: RawSocket> ClientSocket<R> {
     /// Sends the handshake datagram due now, if any. Replies are taken in
     /// `receive_packet`, so laminar's poll drives both.
     pub fn poll_handshake(&mut self) {
-        let now = self.start.elapsed().as_secs_f64();
+        let now = self.clock.now();
         if let Some(request) = self.handshake.poll(now) {
             let _ = self.inner.send(self.relay, &request);
         }
@@ -180,7 +180,7 @@ impl<R: RawSocket> laminar::DatagramSocket for ClientSocket<R> {
                 continue;
             }
             if is_handshake(&buffer[..n]) {
-                let now = self.start.elapsed().as_secs_f64();
+                let now = self.clock.now();
                 self.handshake.receive(&buffer[..n], now);
                 continue;
             }

@@ -17,6 +17,18 @@ pub trait RawSocket: Send + std::fmt::Debug {
     fn local_addr(&self) -> io::Result<SocketAddr>;
 }
 
+impl RawSocket for Box<dyn RawSocket> {
+    fn send(&mut self, to: SocketAddr, payload: &[u8]) -> io::Result<usize> {
+        (**self).send(to, payload)
+    }
+    fn recv(&mut self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        (**self).recv(buffer)
+    }
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        (**self).local_addr()
+    }
+}
+
 /// Largest datagram netsync sends or accepts (laminar's fragment size plus
 /// headers stays below it).
 pub const MAX_DATAGRAM: usize = 1500;

@@ -2,7 +2,7 @@
 //! the sans-IO [`Relay`] stepped in real time. Runs standalone
 //! (`netsync relay`) or embedded (`netsync_server_*`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection};
 
 use super::relay::{Relay, RelayConfig, RelayStats};
+use crate::net::clock::NetClock;
 use crate::net::laminar_socket::{GateStats, RelaySocket};
-use crate::net::raw_socket::UdpTransport;
+use crate::net::raw_socket::{RawSocket, UdpTransport};
 use crate::wire::message::Message;
 use crate::wire::Writer;
 
@@ -84,17 +85,27 @@ impl RelayServer {
     /// Binds and starts the relay thread.
     pub fn start(config: RelayServerConfig) -> io::Result<RelayServer> {
         let udp = UdpTransport::bind(config.bind, config.socket_buffer)?;
-        let socket = RelaySocket::new(udp, config.max_clients);
-        let local_addr = laminar::DatagramSocket::local_addr(&socket)?;
-        let manager = ConnectionManager::new(socket, laminar_config(config.idle_timeout));
+        let mut driver = RelayDriver::new(udp, config, NetClock::real());
+        let local_addr = driver.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(Mutex::new(RelayServerStats::default()));
         let thread = {
             let stop = stop.clone();
-            let stats = stats.clone();
+            let shared = stats.clone();
             std::thread::Builder::new()
                 .name("netsync-relay".into())
-                .spawn(move || run(manager, config, stop, stats))?
+                .spawn(move || {
+                    let mut next_publish = Instant::now();
+                    while !stop.load(Ordering::Acquire) {
+                        driver.step();
+                        if Instant::now() >= next_publish {
+                            next_publish += Duration::from_millis(50);
+                            *shared.lock().unwrap_or_else(|p| p.into_inner()) = driver.stats();
+                        }
+                        std::thread::sleep(Duration::from_micros(500));
+                    }
+                    log::info!(target: "netsync::relay", "relay stopped");
+                })?
         };
         log::info!(target: "netsync::relay", "relay listening on {local_addr} (plain mode: no encryption)");
         Ok(RelayServer {
@@ -132,79 +143,107 @@ impl Drop for RelayServer {
     }
 }
 
-type Manager = ConnectionManager<RelaySocket<UdpTransport>, VirtualConnection>;
-
-fn run(
-    mut manager: Manager,
+/// The relay's loop body, over any socket and clock: the thread above
+/// calls [`RelayDriver::step`] in real time; deterministic simulations
+/// call it on a manual clock over an in-memory network.
+pub struct RelayDriver<R: RawSocket> {
+    manager: ConnectionManager<RelaySocket<R>, VirtualConnection>,
+    relay: Relay,
+    clock: NetClock,
     config: RelayServerConfig,
-    stop: Arc<AtomicBool>,
-    shared: Arc<Mutex<RelayServerStats>>,
-) {
-    let start = Instant::now();
-    let mut relay = Relay::new(config.relay);
-    let mut ids: HashMap<SocketAddr, u32> = HashMap::new();
-    let mut addrs: HashMap<u32, SocketAddr> = HashMap::new();
-    let mut stats = RelayServerStats::default();
-    let tick_interval = 1.0 / config.relay.send_rate.max(1.0);
-    let mut next_tick = 0.0;
-    let mut next_keepalive = 0.0;
-    let mut next_stats = 0.0;
-    let keepalive = {
-        let mut w = Writer::new();
-        let _ = Message::KeepAlive.encode(&mut w, &config.relay.precision);
-        w.bytes
-    };
-    while !stop.load(Ordering::Acquire) {
-        let instant = Instant::now();
-        let now = instant.duration_since(start).as_secs_f64();
-        manager.manual_poll(instant);
-        for (addr, admission) in manager.socket_mut().take_admitted() {
-            ids.insert(addr, admission.client_id);
-            addrs.insert(admission.client_id, addr);
-            relay.join(admission.client_id, now);
-            stats.clients_joined += 1;
+    ids: HashMap<SocketAddr, u32>,
+    addrs: BTreeMap<u32, SocketAddr>,
+    stats: RelayServerStats,
+    next_tick: f64,
+    next_keepalive: f64,
+    keepalive: Vec<u8>,
+}
+
+impl<R: RawSocket> RelayDriver<R> {
+    pub fn new(socket: R, config: RelayServerConfig, clock: NetClock) -> Self {
+        let socket = RelaySocket::new(socket, config.max_clients, clock.clone());
+        let keepalive = {
+            let mut w = Writer::new();
+            let _ = Message::KeepAlive.encode(&mut w, &config.relay.precision);
+            w.bytes
+        };
+        RelayDriver {
+            manager: ConnectionManager::new(socket, laminar_config(config.idle_timeout)),
+            relay: Relay::new(config.relay),
+            clock,
+            config,
+            ids: HashMap::new(),
+            addrs: BTreeMap::new(),
+            stats: RelayServerStats::default(),
+            next_tick: 0.0,
+            next_keepalive: 0.0,
+            keepalive,
+        }
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        laminar::DatagramSocket::local_addr(self.manager.socket())
+    }
+
+    pub fn stats(&self) -> RelayServerStats {
+        let mut s = self.stats;
+        s.relay = self.relay.stats();
+        s.gate = self.manager.socket().stats();
+        s
+    }
+
+    /// Receives, handles, ticks and sends whatever is due now.
+    pub fn step(&mut self) {
+        let now = self.clock.now();
+        self.manager.manual_poll(self.clock.instant());
+        for (addr, admission) in self.manager.socket_mut().take_admitted() {
+            self.ids.insert(addr, admission.client_id);
+            self.addrs.insert(admission.client_id, addr);
+            self.relay.join(admission.client_id, now);
+            self.stats.clients_joined += 1;
             log::info!(target: "netsync::relay", "client {} joined from {addr}", admission.client_id);
         }
-        while let Ok(event) = manager.event_receiver().try_recv() {
+        while let Ok(event) = self.manager.event_receiver().try_recv() {
             match event {
                 SocketEvent::Packet(p) => {
-                    stats.bytes_received += p.payload().len() as u64;
-                    if let Some(&id) = ids.get(&p.addr()) {
-                        relay.receive(id, p.payload(), now);
+                    self.stats.bytes_received += p.payload().len() as u64;
+                    if let Some(&id) = self.ids.get(&p.addr()) {
+                        self.relay.receive(id, p.payload(), now);
                     }
                 }
                 SocketEvent::Timeout(addr) | SocketEvent::Disconnect(addr) => {
-                    manager.socket_mut().evict(&addr);
-                    if let Some(id) = ids.remove(&addr) {
-                        addrs.remove(&id);
-                        relay.leave(id);
-                        stats.clients_left += 1;
+                    self.manager.socket_mut().evict(&addr);
+                    if let Some(id) = self.ids.remove(&addr) {
+                        self.addrs.remove(&id);
+                        self.relay.leave(id);
+                        self.stats.clients_left += 1;
                         log::info!(target: "netsync::relay", "client {id} left ({addr} went silent)");
                     }
                 }
                 SocketEvent::Connect(_) => {}
             }
         }
-        if now >= next_tick {
-            relay.tick(now);
-            next_tick = if now - next_tick > tick_interval {
-                now + tick_interval
+        let interval = 1.0 / self.config.relay.send_rate.max(1.0);
+        if now >= self.next_tick {
+            self.relay.tick(now);
+            self.next_tick = if now - self.next_tick > interval {
+                now + interval
             } else {
-                next_tick + tick_interval
+                self.next_tick + interval
             };
         }
-        let sender = manager.event_sender().clone();
-        if now >= next_keepalive {
-            next_keepalive = now + config.keepalive_interval;
-            for &addr in addrs.values() {
-                let _ = sender.send(Packet::reliable_unordered(addr, keepalive.clone()));
+        let sender = self.manager.event_sender().clone();
+        if now >= self.next_keepalive {
+            self.next_keepalive = now + self.config.keepalive_interval;
+            for &addr in self.addrs.values() {
+                let _ = sender.send(Packet::reliable_unordered(addr, self.keepalive.clone()));
             }
         }
-        for out in relay.drain() {
-            let Some(&addr) = addrs.get(&out.client) else {
+        for out in self.relay.drain() {
+            let Some(&addr) = self.addrs.get(&out.client) else {
                 continue;
             };
-            stats.bytes_sent += out.payload.len() as u64;
+            self.stats.bytes_sent += out.payload.len() as u64;
             let packet = if out.reliable {
                 if out.payload.len() > MAX_RELIABLE {
                     // laminar would fragment it and lose its ordering.
@@ -217,13 +256,5 @@ fn run(
             };
             let _ = sender.send(packet);
         }
-        if now >= next_stats {
-            next_stats = now + 0.05;
-            stats.relay = relay.stats();
-            stats.gate = manager.socket().stats();
-            *shared.lock().unwrap_or_else(|p| p.into_inner()) = stats;
-        }
-        std::thread::sleep(Duration::from_micros(500));
     }
-    log::info!(target: "netsync::relay", "relay stopped");
 }

@@ -1,0 +1,188 @@
+//! An in-memory network for deterministic simulations: sockets that
+//! deliver through seeded [`Link`]s on a manual [`NetClock`], so a whole
+//! relay-and-clients run repeats exactly for a seed.
+
+use std::collections::{BinaryHeap, HashMap};
+use std::io;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use super::clock::NetClock;
+use super::raw_socket::RawSocket;
+use crate::netsim::{Link, NetworkProfile};
+
+#[derive(Debug, PartialEq, Eq)]
+struct InFlight {
+    due: u64,
+    seq: u64,
+    from: SocketAddr,
+    bytes: Vec<u8>,
+}
+
+impl Ord for InFlight {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.due, other.seq).cmp(&(self.due, self.seq))
+    }
+}
+
+impl PartialOrd for InFlight {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    inboxes: HashMap<SocketAddr, BinaryHeap<InFlight>>,
+    links: HashMap<(SocketAddr, SocketAddr), Link>,
+    /// Profile of the path to and from an address (default: none).
+    profiles: HashMap<SocketAddr, NetworkProfile>,
+    seed: u64,
+    seq: u64,
+    next_port: u16,
+}
+
+/// The shared network. Clone it into every socket.
+#[derive(Clone, Debug)]
+pub struct MemoryNetwork {
+    state: Arc<Mutex<State>>,
+    clock: NetClock,
+}
+
+impl MemoryNetwork {
+    pub fn new(clock: NetClock, seed: u64) -> Self {
+        MemoryNetwork {
+            state: Arc::new(Mutex::new(State {
+                seed,
+                next_port: 1000,
+                ..State::default()
+            })),
+            clock,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A socket at 10.0.0.1 (any fixed address works: nothing leaves the
+    /// process) on the next free port.
+    pub fn socket(&self) -> MemorySocket {
+        let mut s = self.lock();
+        s.next_port += 1;
+        let addr = SocketAddr::from(([10, 0, 0, 1], s.next_port));
+        s.inboxes.insert(addr, BinaryHeap::new());
+        MemorySocket {
+            network: self.clone(),
+            addr,
+        }
+    }
+
+    /// Traffic to and from `addr` goes through `profile`.
+    pub fn set_profile(&self, addr: SocketAddr, profile: NetworkProfile) {
+        self.lock().profiles.insert(addr, profile);
+    }
+
+    /// Closes an address: what was in flight to it is lost.
+    pub fn close(&self, addr: SocketAddr) {
+        self.lock().inboxes.remove(&addr);
+    }
+}
+
+/// One endpoint of a [`MemoryNetwork`].
+#[derive(Debug)]
+pub struct MemorySocket {
+    network: MemoryNetwork,
+    addr: SocketAddr,
+}
+
+impl RawSocket for MemorySocket {
+    fn send(&mut self, to: SocketAddr, payload: &[u8]) -> io::Result<usize> {
+        let now = self.network.clock.now();
+        let mut s = self.network.lock();
+        let profile = s
+            .profiles
+            .get(&self.addr)
+            .or_else(|| s.profiles.get(&to))
+            .copied()
+            .unwrap_or(NetworkProfile::NONE);
+        let seed = s.seed
+            ^ (u16::from_le_bytes(self.addr.port().to_le_bytes()) as u64) << 16
+            ^ to.port() as u64;
+        let link = s
+            .links
+            .entry((self.addr, to))
+            .or_insert_with(|| Link::new(profile, seed));
+        let (arrivals, count) = link.transmit(now, payload.len());
+        for &at in &arrivals[..count] {
+            s.seq += 1;
+            let seq = s.seq;
+            if let Some(inbox) = s.inboxes.get_mut(&to) {
+                inbox.push(InFlight {
+                    due: (at * 1e6).round() as u64,
+                    seq,
+                    from: self.addr,
+                    bytes: payload.to_vec(),
+                });
+            }
+        }
+        Ok(payload.len())
+    }
+
+    fn recv(&mut self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        let now = (self.network.clock.now() * 1e6).round() as u64;
+        let mut s = self.network.lock();
+        let Some(inbox) = s.inboxes.get_mut(&self.addr) else {
+            return Err(io::ErrorKind::NotConnected.into());
+        };
+        if inbox.peek().is_some_and(|d| d.due <= now) {
+            if let Some(d) = inbox.pop() {
+                let n = d.bytes.len().min(buffer.len());
+                buffer[..n].copy_from_slice(&d.bytes[..n]);
+                return Ok((n, d.from));
+            }
+        }
+        Err(io::ErrorKind::WouldBlock.into())
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        Ok(self.addr)
+    }
+}
+
+impl Drop for MemorySocket {
+    fn drop(&mut self) {
+        self.network.close(self.addr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delivers_after_the_profile_latency_and_repeats_for_a_seed() {
+        let run = |seed| {
+            let clock = NetClock::manual();
+            let net = MemoryNetwork::new(clock.clone(), seed);
+            let mut a = net.socket();
+            let mut b = net.socket();
+            net.set_profile(a.local_addr().unwrap(), NetworkProfile::AVG);
+            let mut got = Vec::new();
+            for i in 0..200u32 {
+                clock.set(i as f64 * 0.01);
+                a.send(b.local_addr().unwrap(), &i.to_le_bytes()).unwrap();
+                let mut buf = [0u8; 16];
+                while let Ok((n, _)) = b.recv(&mut buf) {
+                    got.push((i, u32::from_le_bytes(buf[..n].try_into().unwrap())));
+                }
+            }
+            got
+        };
+        let first = run(3);
+        assert_eq!(first, run(3));
+        assert!(first.len() > 150 && first.len() < 200, "{}", first.len());
+        // Sent at tick k, arrives 70..130 ms later: 7..13 ticks.
+        assert!(first.iter().all(|(at, k)| (7..=14).contains(&(at - k))));
+    }
+}
