@@ -213,7 +213,14 @@ impl Client {
                     // Arrival can be a hair after `now` (the thread stamps
                     // after the engine read its clock): never push the future.
                     let at = (arrival + offset).min(now);
-                    if let Err(e) = self.timeline.push_frame(at, server_time, &remote) {
+                    // The frame vouches for its oldest owner stamp: the
+                    // adaptive delay then covers the slowest owner's path
+                    // to the relay as well as the relay's path to us.
+                    let vouched = remote
+                        .iter()
+                        .map(|(_, s)| s.server_time)
+                        .fold(server_time, f64::min);
+                    if let Err(e) = self.timeline.push_frame(at, vouched, &remote) {
                         log::debug!(target: "netsync::client", "frame dropped: {e}");
                     }
                 }

@@ -26,6 +26,10 @@ pub use track::shown_flags;
 use crate::core::pose::{Pose, Sample};
 use track::{Inserted, ReadContext, Track};
 
+/// Most a sample's own time may differ from its frame's (relayed frames
+/// mix owners whose states were true at different times).
+pub const MAX_SAMPLE_SKEW: f64 = 10.0;
+
 /// One entity's pose for this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shown {
@@ -274,9 +278,12 @@ impl Timeline {
     }
 
     /// A snapshot stamped `server_time` arrived at client time `now` with
-    /// `samples` (entity id, sample). Each sample keeps its own server time
-    /// (a relay forwards each owner's stamp), which must not be after the
-    /// frame's. Validates everything first: on error nothing changed.
+    /// `samples` (entity id, sample). `server_time` is the time the frame
+    /// vouches for: the clock and delay estimates and the send-on-change
+    /// coverage run on it. Each sample keeps its own server time (a relay
+    /// forwards each owner's stamp; pass the oldest as the frame's time so
+    /// that the delay covers the slowest path). Validates everything
+    /// first: on error nothing changed.
     pub fn push_frame(
         &mut self,
         now: f64,
@@ -295,10 +302,12 @@ impl Timeline {
                 entity: *entity,
                 reason,
             })?;
-            if !sample.server_time.is_finite() || sample.server_time > server_time + 1e-9 {
+            if !sample.server_time.is_finite()
+                || (sample.server_time - server_time).abs() > MAX_SAMPLE_SKEW
+            {
                 return Err(TimelineError::InvalidSample {
                     entity: *entity,
-                    reason: "sample time is not finite or is newer than its frame",
+                    reason: "sample time is not finite or more than 10 s from its frame's",
                 });
             }
             if !self.index.contains_key(entity) {

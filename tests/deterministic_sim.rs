@@ -1,0 +1,168 @@
+//! The whole stack (handshake, laminar, relay, clients, timelines) on an
+//! in-memory network and a simulated clock: repeatable for a seed, run for
+//! many seeds and profiles.
+
+use std::hash::{Hash, Hasher};
+
+use glam::{Quat, Vec3};
+use netsync::client::{Client, ClientConfig, ClientEvent, SocketFactory};
+use netsync::core::timeline::Mode;
+use netsync::core::Sample;
+use netsync::net::clock::NetClock;
+use netsync::net::memory::MemoryNetwork;
+use netsync::net::raw_socket::RawSocket;
+use netsync::netsim::NetworkProfile;
+use netsync::server::relay_server::{RelayDriver, RelayServerConfig};
+
+fn circle(id: u64, t: f64) -> (Vec3, Vec3) {
+    let a = t as f32 + id as f32;
+    (
+        Vec3::new(a.cos(), 0.0, a.sin()) * 2.0,
+        Vec3::new(-a.sin(), 0.0, a.cos()) * 2.0,
+    )
+}
+
+struct Outcome {
+    /// Alignment errors after warm-up, all clients.
+    errors: Vec<f32>,
+    /// Remote entities each client shows at the end.
+    counts: Vec<usize>,
+    /// Hash of every transform every client was shown.
+    fingerprint: u64,
+    connected: usize,
+}
+
+fn simulate(seed: u64, profile: NetworkProfile, clients: usize, seconds: f64) -> Outcome {
+    let clock = NetClock::manual();
+    let net = MemoryNetwork::new(clock.clone(), seed);
+    let relay_socket = net.socket();
+    let relay_addr = relay_socket.local_addr().unwrap();
+    let mut relay = RelayDriver::new(
+        relay_socket,
+        RelayServerConfig {
+            bind: relay_addr,
+            ..Default::default()
+        },
+        clock.clone(),
+    );
+    let mut sims = Vec::new();
+    for i in 0..clients {
+        let network = net.clone();
+        let factory: SocketFactory = Box::new(move |_| {
+            let s = network.socket();
+            network.set_profile(s.local_addr()?, profile);
+            Ok(Box::new(s) as Box<dyn RawSocket>)
+        });
+        let (mut client, driver) =
+            Client::driven(ClientConfig::new(relay_addr), clock.clone(), factory).unwrap();
+        client.register(100 + i as u64).unwrap();
+        sims.push((client, driver));
+    }
+    let mut errors = Vec::new();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let step = 0.002;
+    let mut t = 0.0;
+    let mut next_frame = 0.0;
+    let mut counts = vec![0; clients];
+    while t < seconds {
+        clock.set(t);
+        relay.step();
+        for (_, driver) in sims.iter_mut() {
+            driver.step();
+        }
+        if t >= next_frame {
+            next_frame += 1.0 / 60.0;
+            for (i, (client, _)) in sims.iter_mut().enumerate() {
+                let id = 100 + i as u64;
+                if let Some(st) = client.server_time(t) {
+                    let (p, v) = circle(id, st);
+                    client
+                        .set_state(id, Sample::at(st, p, Quat::IDENTITY).with_velocity(v))
+                        .unwrap();
+                }
+                let mut shown = Vec::new();
+                client.tick_with(t, |_, s| shown.push(*s)).unwrap();
+                let render = client.render_time(Mode::Adaptive);
+                for s in &shown {
+                    s.entity.hash(&mut hasher);
+                    s.pose
+                        .position
+                        .to_array()
+                        .map(f32::to_bits)
+                        .hash(&mut hasher);
+                    if t > seconds / 2.0 {
+                        errors.push(s.pose.position.distance(circle(s.entity, render).0));
+                    }
+                }
+                counts[i] = shown.len();
+            }
+        }
+        t += step;
+    }
+    let mut connected = 0;
+    for (client, _) in sims.iter_mut() {
+        let events: Vec<ClientEvent> = std::iter::from_fn(|| client.poll_event()).collect();
+        if events
+            .iter()
+            .any(|e| matches!(e, ClientEvent::Connected { .. }))
+        {
+            connected += 1;
+        }
+    }
+    errors.sort_by(f32::total_cmp);
+    Outcome {
+        errors,
+        counts,
+        fingerprint: hasher.finish(),
+        connected,
+    }
+}
+
+fn p99(errors: &[f32]) -> f32 {
+    errors[errors.len() * 99 / 100]
+}
+
+#[test]
+fn a_seed_repeats_exactly() {
+    let a = simulate(7, NetworkProfile::AVG, 3, 6.0);
+    let b = simulate(7, NetworkProfile::AVG, 3, 6.0);
+    assert_eq!(
+        a.fingerprint, b.fingerprint,
+        "the same seed gave another run"
+    );
+    let c = simulate(8, NetworkProfile::AVG, 3, 6.0);
+    assert_ne!(a.fingerprint, c.fingerprint, "the seed changes nothing?");
+}
+
+#[test]
+fn every_client_converges_on_every_profile_for_many_seeds() {
+    // Stated bounds at 2 m/s, for the second half of the run. POOR's is
+    // loose: the relay sends each new state once, so a lost update leaves
+    // the viewer dead-reckoning until the owner's next one (10 % loss in
+    // bursts on both hops); per-entity sequence numbers that let the
+    // viewer tell a loss from a deliberate skip are the known fix.
+    for (profile, bound_p99) in [
+        (NetworkProfile::LAN, 0.01),
+        (NetworkProfile::GOOD, 0.03),
+        (NetworkProfile::AVG, 0.08),
+        (NetworkProfile::POOR, 0.35),
+    ] {
+        for seed in 1..=4 {
+            let o = simulate(
+                seed,
+                profile,
+                3,
+                if profile.name == "POOR" { 30.0 } else { 12.0 },
+            );
+            assert_eq!(o.connected, 3, "{} seed {seed}", profile.name);
+            assert_eq!(o.counts, vec![2, 2, 2], "{} seed {seed}", profile.name);
+            let p = p99(&o.errors);
+            eprintln!(
+                "{} seed {seed}: p99 {p:.4} m, max {:.4} m",
+                profile.name,
+                o.errors.last().unwrap()
+            );
+            assert!(p < bound_p99, "{} seed {seed}: p99 {p} m", profile.name);
+        }
+    }
+}
