@@ -22,6 +22,7 @@ fn update_size(moving: bool) -> usize {
         angular_velocity: moving.then_some(Vec3::new(0.0, 0.8, 0.0)),
         teleport: false,
         age: if moving { 0.012 } else { 0.0 },
+        sequence: 7,
     }
     .encode(&mut w, &Precision::default())
     .unwrap();

@@ -139,6 +139,11 @@
 // `NetsyncSample::flags`: the entity jumped here; snap, do not sweep.
 #define NETSYNC_SAMPLE_TELEPORT 4
 
+// `NetsyncSample::flags`: states of this entity before this one were lost
+// in transit (your transport saw a gap in the sender's sequence):
+// interpolate across the gap and let the adaptive delay cover such gaps.
+#define NETSYNC_SAMPLE_AFTER_GAP 8
+
 // `NetsyncTransform::flags`: render time is past the newest data (extrapolated).
 #define NETSYNC_TRANSFORM_EXTRAPOLATED 1
 

@@ -72,11 +72,12 @@ pub(crate) enum ToNetwork {
 #[derive(Clone, Debug)]
 pub(crate) enum FromNetwork {
     /// A snapshot: arrival on the client's own clock (s since the client
-    /// was created), the relay's stamp, and the samples with their own times.
+    /// was created), the relay's stamp, and the samples with their own
+    /// times and their owners' send counters.
     Frame {
         arrival: f64,
         server_time: f64,
-        samples: Vec<(u64, Sample)>,
+        samples: Vec<(u64, Sample, u8)>,
     },
     Removed {
         entity: u64,

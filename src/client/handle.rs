@@ -4,7 +4,7 @@
 //! the network thread (bounded: the thread checks its stop flag every
 //! half millisecond), so an editor can reload safely.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -14,7 +14,7 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 use super::config::ClientConfig;
 use super::events::{ClientEvent, ConnectionState, FromNetwork, ToNetwork};
 use super::network::{udp_factory, ClientDriver, NetworkStats, SocketFactory};
-use crate::core::pose::Sample;
+use crate::core::pose::{Sample, SampleFlags};
 use crate::core::timeline::{Mode, Shown, Timeline, TimelineError, TimelineStats};
 use crate::net::clock::NetClock;
 
@@ -75,6 +75,8 @@ pub struct Client {
     /// After a reconnect: remote entities not heard of again by the
     /// deadline (engine time) are gone.
     stale: Option<(f64, HashSet<u64>)>,
+    /// Last send counter seen per remote entity.
+    sequences: HashMap<u64, u8>,
 }
 
 /// How long after a reconnect an old remote entity may stay unconfirmed.
@@ -132,6 +134,7 @@ impl Client {
             rate_window: (0.0, 0, 0),
             rates: (0.0, 0.0),
             stale: None,
+            sequences: HashMap::new(),
         };
         Ok((client, driver))
     }
@@ -192,24 +195,32 @@ impl Client {
                     server_time,
                     samples,
                 } => {
-                    for (entity, _) in &samples {
+                    let mut remote: Vec<(u64, Sample)> = Vec::with_capacity(samples.len());
+                    for (entity, mut sample, sequence) in samples {
+                        if self.owned.contains(&entity) {
+                            continue;
+                        }
                         // An entity known before a reconnect continues silently.
                         let returning = self
                             .stale
                             .as_mut()
-                            .is_some_and(|(_, stale)| stale.remove(entity));
-                        if !returning
-                            && !self.timeline.contains(*entity)
-                            && !self.owned.contains(entity)
-                        {
+                            .is_some_and(|(_, stale)| stale.remove(&entity));
+                        if !returning && !self.timeline.contains(entity) {
                             self.events
-                                .push_back(ClientEvent::EntityAppeared { entity: *entity });
+                                .push_back(ClientEvent::EntityAppeared { entity });
                         }
+                        // A jump in the owner's counter means states were lost.
+                        if let Some(last) = self.sequences.insert(entity, sequence) {
+                            let step = sequence.wrapping_sub(last);
+                            if step > 128 {
+                                // Older than what we have: keep the newer counter.
+                                self.sequences.insert(entity, last);
+                            } else if step > 1 {
+                                sample.flags.0 |= SampleFlags::AFTER_GAP;
+                            }
+                        }
+                        remote.push((entity, sample));
                     }
-                    let remote: Vec<(u64, Sample)> = samples
-                        .into_iter()
-                        .filter(|(e, _)| !self.owned.contains(e))
-                        .collect();
                     // Arrival can be a hair after `now` (the thread stamps
                     // after the engine read its clock): never push the future.
                     let at = (arrival + offset).min(now);
@@ -225,6 +236,7 @@ impl Client {
                     }
                 }
                 FromNetwork::Removed { entity } => {
+                    self.sequences.remove(&entity);
                     if self.timeline.remove(entity).is_ok() {
                         self.events.push_back(ClientEvent::EntityRemoved { entity });
                     }

@@ -119,6 +119,8 @@ pub struct ClientDriver {
     filter: SendFilter,
     /// Per owned entity: its latest true state and when it was true.
     owned: HashMap<u64, (Sample, f64)>,
+    /// Per owned entity: how many states were sent (wrapping).
+    sequences: HashMap<u64, u8>,
     precision: Precision,
     ping_sequence: u32,
     pings: HashMap<u32, f64>,
@@ -158,6 +160,7 @@ impl ClientDriver {
             clock_estimate: ClockEstimator::new(64, 0.05),
             filter: SendFilter::new(config.send_filter),
             owned: HashMap::new(),
+            sequences: HashMap::new(),
             precision: Precision::default(),
             ping_sequence: 0,
             pings: HashMap::new(),
@@ -396,6 +399,9 @@ impl ClientDriver {
                     if self.filter.update(stamp, entity, sample).should_send() {
                         let mut update = EntityUpdate::from_sample(entity, sample);
                         update.age = (server_now - stamp).max(0.0);
+                        let sequence = self.sequences.entry(entity).or_insert(0);
+                        *sequence = sequence.wrapping_add(1);
+                        update.sequence = *sequence;
                         updates.push(update);
                         self.stats.states_sent += 1;
                     } else {
@@ -451,7 +457,7 @@ impl ClientDriver {
             } => {
                 let samples = updates
                     .iter()
-                    .map(|u| (u.entity, u.to_sample(server_time)))
+                    .map(|u| (u.entity, u.to_sample(server_time), u.sequence))
                     .collect();
                 let _ = self.to_engine.send(FromNetwork::Frame {
                     arrival: now,
@@ -538,6 +544,7 @@ mod tests {
                 angular_velocity: Some(Vec3::Y),
                 teleport: false,
                 age: 0.01,
+                sequence: i as u8,
             })
             .collect();
         let p = Precision::default();

@@ -32,11 +32,17 @@ impl SampleFlags {
     pub const HAS_ANGULAR_VELOCITY: u32 = 2;
     /// The entity jumped here: snap instead of sweeping from the previous sample.
     pub const TELEPORT: u32 = 4;
+    /// States of this entity before this one were lost on the way (the
+    /// receiver saw a gap in the sender's sequence): interpolate across the
+    /// gap and let the adaptive delay learn it, rather than trusting the
+    /// old state's dead reckoning.
+    pub const AFTER_GAP: u32 = 8;
     /// Internal: frames newer than the previous sample arrived without this
     /// entity (the sender skipped it on purpose: send on change).
     pub(crate) const AFTER_SKIP: u32 = 1 << 16;
     /// Every bit a caller may set.
-    pub const ALL: u32 = Self::HAS_VELOCITY | Self::HAS_ANGULAR_VELOCITY | Self::TELEPORT;
+    pub const ALL: u32 =
+        Self::HAS_VELOCITY | Self::HAS_ANGULAR_VELOCITY | Self::TELEPORT | Self::AFTER_GAP;
 
     pub fn has_velocity(self) -> bool {
         self.0 & Self::HAS_VELOCITY != 0
@@ -46,6 +52,9 @@ impl SampleFlags {
     }
     pub fn teleport(self) -> bool {
         self.0 & Self::TELEPORT != 0
+    }
+    pub fn after_gap(self) -> bool {
+        self.0 & Self::AFTER_GAP != 0
     }
 }
 

@@ -43,6 +43,10 @@ pub const NETSYNC_SAMPLE_HAS_VELOCITY: u32 = 1;
 pub const NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY: u32 = 2;
 /// `NetsyncSample::flags`: the entity jumped here; snap, do not sweep.
 pub const NETSYNC_SAMPLE_TELEPORT: u32 = 4;
+/// `NetsyncSample::flags`: states of this entity before this one were lost
+/// in transit (your transport saw a gap in the sender's sequence):
+/// interpolate across the gap and let the adaptive delay cover such gaps.
+pub const NETSYNC_SAMPLE_AFTER_GAP: u32 = 8;
 
 /// The state of one entity: what a sender knows and a timeline buffers.
 #[repr(C)]
@@ -166,6 +170,7 @@ mod tests {
             SampleFlags::HAS_ANGULAR_VELOCITY
         );
         assert_eq!(NETSYNC_SAMPLE_TELEPORT, SampleFlags::TELEPORT);
+        assert_eq!(NETSYNC_SAMPLE_AFTER_GAP, SampleFlags::AFTER_GAP);
         assert_eq!(NETSYNC_TRANSFORM_EXTRAPOLATED, shown_flags::EXTRAPOLATED);
         assert_eq!(NETSYNC_TRANSFORM_HELD, shown_flags::HELD);
         assert_eq!(NETSYNC_TRANSFORM_PREDICTED, shown_flags::PREDICTED);

@@ -371,6 +371,7 @@ mod tests {
                 angular_velocity: None,
                 teleport: false,
                 age: 0.0,
+                sequence: 0,
             })
             .collect();
         let mut w = Writer::new();

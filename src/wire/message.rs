@@ -13,7 +13,7 @@ use crate::core::pose::{Pose, Sample, SampleFlags};
 
 /// Smallest encoded entity update: id, flags, position and rotation at
 /// their shortest. Used to bound allocations from a claimed count.
-const MIN_UPDATE_BYTES: usize = 1 + 1 + 3 + 1;
+const MIN_UPDATE_BYTES: usize = 1 + 1 + 1 + 3 + 1;
 
 /// One entity's state on the wire.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,6 +26,9 @@ pub struct EntityUpdate {
     /// How long before the message's time this state was true (s, >= 0):
     /// the relay forwards each owner's own stamp this way.
     pub age: f64,
+    /// The owner's send counter for this entity (wrapping): a receiver
+    /// that sees it jump knows states were lost, not skipped.
+    pub sequence: u8,
 }
 
 /// Unit of `EntityUpdate::age` on the wire (100 microseconds).
@@ -46,6 +49,7 @@ impl EntityUpdate {
                 .then_some(sample.angular_velocity),
             teleport: sample.flags.teleport(),
             age: 0.0,
+            sequence: 0,
         }
     }
 
@@ -80,6 +84,7 @@ impl EntityUpdate {
             | (self.teleport as u8) << 2
             | ((age_steps > 0) as u8) << 3;
         w.u8(flags);
+        w.u8(self.sequence);
         if age_steps > 0 {
             write_u64(w, age_steps);
         }
@@ -103,6 +108,7 @@ impl EntityUpdate {
                 reason: "unknown bits",
             });
         }
+        let sequence = r.u8("sequence")?;
         let age = if flags & 8 != 0 {
             read_bounded(r, "age", MAX_AGE_STEPS)? as f64 * AGE_STEP
         } else {
@@ -127,6 +133,7 @@ impl EntityUpdate {
             angular_velocity,
             teleport: flags & 4 != 0,
             age,
+            sequence,
         })
     }
 }
@@ -359,6 +366,7 @@ mod tests {
             angular_velocity: moving.then_some(Vec3::new(0.0, 1.25, 0.0)),
             teleport: entity % 7 == 0,
             age: if moving { 0.0123 } else { 0.0 },
+            sequence: entity as u8,
         }
     }
 
@@ -407,6 +415,7 @@ mod tests {
                         assert_eq!(x.velocity.is_some(), y.velocity.is_some());
                         assert_eq!(x.teleport, y.teleport);
                         assert!((x.age - y.age).abs() < 1e-4);
+                        assert_eq!(x.sequence, y.sequence);
                     }
                 }
                 (Message::OwnedState { .. }, Message::OwnedState { .. }) => {}
@@ -424,9 +433,10 @@ mod tests {
         let mut w = Writer::new();
         update(1, true).encode(&mut w, &p).unwrap();
         let moving = w.len();
-        // id 1 + flags 1 + position 3x(2..3) + rotation 4 (+ age 2 when moving).
-        assert!(at_rest <= 14, "{at_rest}");
-        assert!(moving <= 28, "{moving}");
+        // id 1 + flags 1 + sequence 1 + position 3x(2..3) + rotation 4
+        // (+ age 2 when moving).
+        assert!(at_rest <= 15, "{at_rest}");
+        assert!(moving <= 29, "{moving}");
     }
 
     #[test]

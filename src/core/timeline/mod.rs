@@ -84,6 +84,8 @@ pub struct TimelineStats {
     pub samples: u64,
     pub samples_duplicate: u64,
     pub samples_too_old: u64,
+    /// Samples that arrived after a gap in their entity's stream.
+    pub sample_gaps: u64,
     /// Estimated `server_time - client_time` of the freshest data.
     pub clock_offset: f64,
     /// Adaptive mode's target delay behind that clock.
@@ -418,6 +420,11 @@ impl Timeline {
         let ctx = last_render.map(|r| self.context(mode, r));
         let max_samples = self.config.max_samples_per_entity;
         let track = &mut self.tracks[i];
+        let previous_newest = track.newest().map(|s| s.server_time);
+        let clock_offset = self
+            .external_offset
+            .or_else(|| self.arrival.offset())
+            .unwrap_or(0.0);
         let before = match (&ctx, track.is_empty()) {
             (Some(c), false) => Some(track.read(c).0),
             _ => None,
@@ -436,6 +443,15 @@ impl Timeline {
                 } else if let (Some(before), Some(c)) = (before, &ctx) {
                     let (after, _) = track.read(c);
                     track.fold_correction(before, after, self.config.snap_distance);
+                }
+                if outcome == Inserted::Newest && sample.flags.after_gap() {
+                    // A loss on this entity's own stream: the delay must
+                    // also cover gaps like this one to interpolate across.
+                    if let Some(previous) = previous_newest {
+                        self.delay.on_frame(now, previous);
+                        self.delay.recompute(clock_offset);
+                        self.stats.sample_gaps += 1;
+                    }
                 }
                 if outcome == Inserted::Newest && mode == Mode::Predicted {
                     let latency = (predicted_now - sample.server_time).max(0.0) as f32;

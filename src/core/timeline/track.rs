@@ -111,10 +111,10 @@ impl Track {
         coverage_before: f64,
     ) -> Inserted {
         let t = sample.server_time;
-        if self
-            .samples
-            .last()
-            .is_some_and(|newest| t > newest.server_time && coverage_before > newest.server_time)
+        if !sample.flags.after_gap()
+            && self.samples.last().is_some_and(|newest| {
+                t > newest.server_time && coverage_before > newest.server_time
+            })
         {
             sample.flags.0 |= crate::core::pose::SampleFlags::AFTER_SKIP;
         }
