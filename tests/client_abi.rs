@@ -317,3 +317,48 @@ fn three_clients_on_an_avg_network_through_the_c_abi() {
     }
     netsync_server_free(server);
 }
+
+#[test]
+fn a_relay_of_another_protocol_version_is_reported_by_name() {
+    use netsync::net::handshake::{Handshake, RefusalReason, PROTOCOL_VERSION};
+    // A stand-in relay that refuses every hello as a newer version would.
+    let fake = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    fake.set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let port = fake.local_addr().unwrap().port();
+    let client = connect(port, 5.0);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut buf = [0u8; 1500];
+    let mut refused = false;
+    let start = Instant::now();
+    while Instant::now() < deadline && !refused {
+        if let Ok((n, from)) = fake.recv_from(&mut buf) {
+            if let Ok(Handshake::Hello { nonce, .. }) = Handshake::decode(&buf[..n]) {
+                let reply = Handshake::Refused {
+                    nonce,
+                    reason: RefusalReason::VersionMismatch {
+                        relay_version: PROTOCOL_VERSION + 1,
+                    },
+                }
+                .encode();
+                fake.send_to(&reply, from).unwrap();
+            }
+        }
+        let mut count = 0;
+        netsync_client_tick(
+            client,
+            start.elapsed().as_secs_f64(),
+            ptr::null_mut(),
+            0,
+            &mut count,
+        );
+        refused = events(client).iter().any(|e| {
+            e.kind == NETSYNC_EVENT_DISCONNECTED && e.reason == NETSYNC_REASON_VERSION_MISMATCH
+        });
+    }
+    assert!(refused, "no version-mismatch event");
+    let mut state = 99;
+    assert_eq!(netsync_client_state(client, &mut state), OK);
+    assert_eq!(state, NETSYNC_STATE_DISCONNECTED);
+    netsync_client_free(client);
+}
