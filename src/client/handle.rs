@@ -5,18 +5,17 @@
 //! half millisecond), so an editor can reload safely.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use super::config::ClientConfig;
 use super::events::{ClientEvent, ConnectionState, FromNetwork, ToNetwork};
-use super::network::{udp_factory, ClientDriver, NetworkStats, SocketFactory};
+use super::network::{udp_factory, ClientDriver, EngineLink, NetworkStats, SocketFactory};
 use crate::core::pose::{Sample, SampleFlags};
 use crate::core::timeline::{Mode, Shown, Timeline, TimelineError, TimelineStats};
 use crate::net::clock::NetClock;
+use crate::net::worker::Worker;
 
 /// Why a client call was refused.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,8 +59,8 @@ pub struct Client {
     to_network: Sender<ToNetwork>,
     from_network: Receiver<FromNetwork>,
     connection_events: Receiver<ClientEvent>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    /// The network thread (none when the caller steps the driver).
+    worker: Option<Worker>,
     shared: Arc<Mutex<NetworkStats>>,
     clock: NetClock,
     /// engine clock - our clock, measured at the latest tick.
@@ -87,12 +86,9 @@ impl Client {
     pub fn connect(config: ClientConfig) -> Result<Client, ClientError> {
         let factory = udp_factory(&config);
         let (mut client, driver) = Client::driven(config, NetClock::real(), factory)?;
-        let stop = client.stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("netsync-client".into())
-            .spawn(move || driver.run(stop))
+        let worker = Worker::spawn("netsync-client", move |stop| driver.run(stop))
             .map_err(|e| ClientError::Io(e.to_string()))?;
-        client.thread = Some(thread);
+        client.worker = Some(worker);
         Ok(client)
     }
 
@@ -109,21 +105,18 @@ impl Client {
         let (to_engine, from_network) = unbounded();
         let (events_tx, connection_events) = unbounded();
         let shared = Arc::new(Mutex::new(NetworkStats::default()));
-        let driver = ClientDriver::new(
-            config,
-            clock.clone(),
-            factory,
+        let link = EngineLink {
             to_engine,
-            events_tx,
+            events: events_tx,
             from_engine,
-            shared.clone(),
-        );
+            shared: shared.clone(),
+        };
+        let driver = ClientDriver::new(config, clock.clone(), factory, link);
         let client = Client {
             to_network,
             from_network,
             connection_events,
-            stop: Arc::new(AtomicBool::new(false)),
-            thread: None,
+            worker: None,
             shared,
             clock,
             engine_offset: None,
@@ -372,21 +365,10 @@ impl Client {
         }
     }
 
-    /// Stops and joins the network thread.
+    /// Stops and joins the network thread (dropping does the same).
     pub fn close(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        if let Some(w) = self.worker.as_mut() {
+            w.stop();
         }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        self.shutdown();
     }
 }

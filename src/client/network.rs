@@ -101,16 +101,21 @@ enum Phase {
     Refused,
 }
 
+/// The network side's ends of the channels to the engine side.
+pub(crate) struct EngineLink {
+    pub to_engine: Sender<FromNetwork>,
+    pub events: Sender<ClientEvent>,
+    pub from_engine: Receiver<ToNetwork>,
+    pub shared: Arc<Mutex<NetworkStats>>,
+}
+
 /// The client's loop body over any socket and clock: the network thread
 /// calls [`ClientDriver::step`] in real time; simulations on a manual clock.
 pub struct ClientDriver {
     config: ClientConfig,
     clock: NetClock,
     factory: SocketFactory,
-    to_engine: Sender<FromNetwork>,
-    events: Sender<ClientEvent>,
-    from_engine: Receiver<ToNetwork>,
-    shared: Arc<Mutex<NetworkStats>>,
+    link: EngineLink,
     stats: NetworkStats,
     attempt: u64,
     manager: Option<Manager>,
@@ -139,20 +144,14 @@ impl ClientDriver {
         config: ClientConfig,
         clock: NetClock,
         factory: SocketFactory,
-        to_engine: Sender<FromNetwork>,
-        events: Sender<ClientEvent>,
-        from_engine: Receiver<ToNetwork>,
-        shared: Arc<Mutex<NetworkStats>>,
+        link: EngineLink,
     ) -> Self {
         let now = clock.now();
         let mut driver = ClientDriver {
             config,
             clock,
             factory,
-            to_engine,
-            events,
-            from_engine,
-            shared,
+            link,
             stats: NetworkStats::default(),
             attempt: 0,
             manager: None,
@@ -194,7 +193,7 @@ impl ClientDriver {
     }
 
     fn emit(&self, event: ClientEvent) {
-        let _ = self.events.send(event);
+        let _ = self.link.events.send(event);
     }
 
     /// True once the engine side is gone (the handle was dropped).
@@ -236,7 +235,7 @@ impl ClientDriver {
 
     fn take_engine_messages(&mut self) {
         loop {
-            match self.from_engine.try_recv() {
+            match self.link.from_engine.try_recv() {
                 Ok(ToNetwork::OwnedState {
                     entity,
                     sample,
@@ -343,7 +342,7 @@ impl ClientDriver {
         self.phase = Phase::Connected;
         if self.ever_connected {
             self.stats.reconnects += 1;
-            let _ = self.to_engine.send(FromNetwork::Reset);
+            let _ = self.link.to_engine.send(FromNetwork::Reset);
             self.emit(ClientEvent::Reconnected { client_id });
         } else {
             self.emit(ClientEvent::Connected { client_id });
@@ -428,7 +427,7 @@ impl ClientDriver {
         self.stats.loss = self.loss.loss(now);
         let mut s = self.stats;
         s.clock = self.clock_estimate.stats();
-        *self.shared.lock().unwrap_or_else(|p| p.into_inner()) = s;
+        *self.link.shared.lock().unwrap_or_else(|p| p.into_inner()) = s;
     }
 
     fn on_message(&mut self, message: Message, now: f64) {
@@ -459,14 +458,14 @@ impl ClientDriver {
                     .iter()
                     .map(|u| (u.entity, u.to_sample(server_time), u.sequence))
                     .collect();
-                let _ = self.to_engine.send(FromNetwork::Frame {
+                let _ = self.link.to_engine.send(FromNetwork::Frame {
                     arrival: now,
                     server_time,
                     samples,
                 });
             }
             Message::EntityRemoved { entity, .. } => {
-                let _ = self.to_engine.send(FromNetwork::Removed { entity });
+                let _ = self.link.to_engine.send(FromNetwork::Removed { entity });
             }
             Message::KeepAlive | Message::Ping { .. } | Message::OwnedState { .. } => {}
         }

@@ -8,32 +8,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use super::clock::NetClock;
-use super::raw_socket::RawSocket;
+use super::raw_socket::{Pending, RawSocket};
 use crate::netsim::{Link, NetworkProfile};
-
-#[derive(Debug, PartialEq, Eq)]
-struct InFlight {
-    due: u64,
-    seq: u64,
-    from: SocketAddr,
-    bytes: Vec<u8>,
-}
-
-impl Ord for InFlight {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (other.due, other.seq).cmp(&(self.due, self.seq))
-    }
-}
-
-impl PartialOrd for InFlight {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
 
 #[derive(Debug, Default)]
 struct State {
-    inboxes: HashMap<SocketAddr, BinaryHeap<InFlight>>,
+    inboxes: HashMap<SocketAddr, BinaryHeap<Pending>>,
     links: HashMap<(SocketAddr, SocketAddr), Link>,
     /// Profile of the path to and from an address (default: none).
     profiles: HashMap<SocketAddr, NetworkProfile>,
@@ -118,10 +98,10 @@ impl RawSocket for MemorySocket {
             s.seq += 1;
             let seq = s.seq;
             if let Some(inbox) = s.inboxes.get_mut(&to) {
-                inbox.push(InFlight {
-                    due: (at * 1e6).round() as u64,
-                    seq,
-                    from: self.addr,
+                inbox.push(Pending {
+                    due_micros: (at * 1e6).round() as u64,
+                    order: seq,
+                    addr: self.addr,
                     bytes: payload.to_vec(),
                 });
             }
@@ -135,11 +115,11 @@ impl RawSocket for MemorySocket {
         let Some(inbox) = s.inboxes.get_mut(&self.addr) else {
             return Err(io::ErrorKind::NotConnected.into());
         };
-        if inbox.peek().is_some_and(|d| d.due <= now) {
+        if inbox.peek().is_some_and(|d| d.due_micros <= now) {
             if let Some(d) = inbox.pop() {
                 let n = d.bytes.len().min(buffer.len());
                 buffer[..n].copy_from_slice(&d.bytes[..n]);
-                return Ok((n, d.from));
+                return Ok((n, d.addr));
             }
         }
         Err(io::ErrorKind::WouldBlock.into())

@@ -7,3 +7,4 @@ pub mod laminar_socket;
 pub mod memory;
 pub mod proxy;
 pub mod raw_socket;
+pub(crate) mod worker;

@@ -69,12 +69,14 @@ impl RawSocket for UdpTransport {
     }
 }
 
+/// A datagram waiting for its delivery time (microseconds); ties keep
+/// send order. Shared by the conditioner and the in-memory network.
 #[derive(Debug, PartialEq, Eq)]
-struct Pending {
-    due_micros: u64,
-    order: u64,
-    addr: SocketAddr,
-    bytes: Vec<u8>,
+pub(crate) struct Pending {
+    pub due_micros: u64,
+    pub order: u64,
+    pub addr: SocketAddr,
+    pub bytes: Vec<u8>,
 }
 
 impl Ord for Pending {

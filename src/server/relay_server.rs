@@ -5,9 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection};
@@ -16,6 +15,7 @@ use super::relay::{Relay, RelayConfig, RelayStats};
 use crate::net::clock::NetClock;
 use crate::net::laminar_socket::{GateStats, RelaySocket};
 use crate::net::raw_socket::{RawSocket, UdpTransport};
+use crate::net::worker::Worker;
 use crate::wire::message::Message;
 use crate::wire::Writer;
 
@@ -59,8 +59,7 @@ pub struct RelayServerStats {
 
 /// A relay running on its own thread. Dropping it stops and joins it.
 pub struct RelayServer {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    worker: Worker,
     local_addr: SocketAddr,
     stats: Arc<Mutex<RelayServerStats>>,
 }
@@ -87,30 +86,23 @@ impl RelayServer {
         let udp = UdpTransport::bind(config.bind, config.socket_buffer)?;
         let mut driver = RelayDriver::new(udp, config, NetClock::real());
         let local_addr = driver.local_addr()?;
-        let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(Mutex::new(RelayServerStats::default()));
-        let thread = {
-            let stop = stop.clone();
-            let shared = stats.clone();
-            std::thread::Builder::new()
-                .name("netsync-relay".into())
-                .spawn(move || {
-                    let mut next_publish = Instant::now();
-                    while !stop.load(Ordering::Acquire) {
-                        driver.step();
-                        if Instant::now() >= next_publish {
-                            next_publish += Duration::from_millis(50);
-                            *shared.lock().unwrap_or_else(|p| p.into_inner()) = driver.stats();
-                        }
-                        std::thread::sleep(Duration::from_micros(500));
-                    }
-                    log::info!(target: "netsync::relay", "relay stopped");
-                })?
-        };
+        let shared = stats.clone();
+        let worker = Worker::spawn("netsync-relay", move |stop| {
+            let mut next_publish = Instant::now();
+            while !stop.load(Ordering::Acquire) {
+                driver.step();
+                if Instant::now() >= next_publish {
+                    next_publish += Duration::from_millis(50);
+                    *shared.lock().unwrap_or_else(|p| p.into_inner()) = driver.stats();
+                }
+                std::thread::sleep(Duration::from_micros(500));
+            }
+            log::info!(target: "netsync::relay", "relay stopped");
+        })?;
         log::info!(target: "netsync::relay", "relay listening on {local_addr} (plain mode: no encryption)");
         Ok(RelayServer {
-            stop,
-            thread: Some(thread),
+            worker,
             local_addr,
             stats,
         })
@@ -124,22 +116,9 @@ impl RelayServer {
         *self.stats.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Stops the thread and waits for it.
+    /// Stops the thread and waits for it (dropping does the same).
     pub fn stop(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for RelayServer {
-    fn drop(&mut self) {
-        self.shutdown();
+        self.worker.stop();
     }
 }
 
