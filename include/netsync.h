@@ -160,7 +160,7 @@
 #define NETSYNC_ABI_VERSION_MAJOR 0
 
 // Minor version: additions that keep old callers working.
-#define NETSYNC_ABI_VERSION_MINOR 1
+#define NETSYNC_ABI_VERSION_MINOR 2
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -267,6 +267,12 @@ typedef struct NetsyncTimelineConfig {
   uint8_t smoothing_face_motion;
   // Predicted: speed above which facing applies. Default 0.2.
   float smoothing_face_min_speed;
+  // Predicted: the shown object never moves faster than this multiple of
+  // its fastest target speed (no correction looks like a jump); 0 = off.
+  // Default 1.8.
+  float smoothing_max_speed_ratio;
+  // Predicted: corrections larger than this (m) snap. Default 5.
+  float smoothing_snap_distance;
   // Most samples kept per entity, 2..=4096. Default 64.
   uint32_t max_samples_per_entity;
   // Most entities, >= 1. Default 1048576.

@@ -46,6 +46,12 @@ pub struct SmoothingConfig {
     /// forward +Z) while it moves faster than `face_min_speed`.
     pub face_motion: bool,
     pub face_min_speed: f32,
+    /// Beyond S4: the shown object never moves faster than this multiple
+    /// of the fastest speed its target has shown (so a correction never
+    /// looks like a jump); 0 turns the cap off.
+    pub max_speed_ratio: f32,
+    /// Corrections larger than this (m) snap instead of crawling.
+    pub snap_distance: f32,
 }
 
 impl Default for SmoothingConfig {
@@ -60,6 +66,8 @@ impl Default for SmoothingConfig {
             stop_time_scale: 0.5,
             face_motion: false,
             face_min_speed: 0.2,
+            max_speed_ratio: 1.8,
+            snap_distance: 5.0,
         }
     }
 }
@@ -88,6 +96,12 @@ impl SmoothingConfig {
         if !(self.face_min_speed.is_finite() && self.face_min_speed >= 0.0) {
             return Err("face_min_speed must be >= 0".into());
         }
+        if !(self.max_speed_ratio.is_finite() && self.max_speed_ratio >= 0.0) {
+            return Err("max_speed_ratio must be >= 0".into());
+        }
+        if !(self.snap_distance.is_finite() && self.snap_distance > 0.0) {
+            return Err("snap_distance must be > 0".into());
+        }
         Ok(())
     }
 }
@@ -112,6 +126,8 @@ pub struct Smoother {
     shown_velocity: Vec3,
     shown_angular_velocity: Vec3,
     last_time: f64,
+    /// Fastest target speed seen (m/s).
+    max_speed: f32,
 }
 
 impl Smoother {
@@ -130,6 +146,7 @@ impl Smoother {
             shown_velocity: Vec3::ZERO,
             shown_angular_velocity: Vec3::ZERO,
             last_time: 0.0,
+            max_speed: 0.0,
         }
     }
 
@@ -157,9 +174,13 @@ impl Smoother {
         (sum / weights).clamp(self.config.min_time, self.config.max_time)
     }
 
-    /// A new target arrived `latency` seconds after it was true. Restarts the
+    /// A new target arrived `latency` seconds after it was true, moving at
+    /// `target_speed` (its measured speed, not a prediction). Restarts the
     /// smoothing from the pose shown now.
     pub fn retarget(&mut self, now: f64, latency: f32, target_speed: f32) {
+        if target_speed.is_finite() {
+            self.max_speed = self.max_speed.max(target_speed);
+        }
         if latency.is_finite() && latency >= 0.0 {
             self.latencies[self.latency_next] = latency;
             self.latency_next = (self.latency_next + 1) % MAX_LATENCIES;
@@ -190,6 +211,10 @@ impl Smoother {
         let Some(previous) = self.shown else {
             return self.remember(now, target, target_velocity, target_angular_velocity);
         };
+        if previous.position.distance(target.position) > self.config.snap_distance {
+            self.duration = 0.0;
+            return self.remember(now, target, target_velocity, target_angular_velocity);
+        }
         let dt = (now - self.last_time).max(0.0) as f32;
         let elapsed = (now - self.start_time).max(0.0) as f32;
         let alpha = if self.duration > 0.0 {
@@ -234,6 +259,14 @@ impl Smoother {
                 )
             }
         };
+        if self.config.kind != SmoothingKind::Snap && self.config.max_speed_ratio > 0.0 && dt > 0.0
+        {
+            let step = pose.position - previous.position;
+            let limit = (self.max_speed * self.config.max_speed_ratio).max(0.05) * dt;
+            if step.length() > limit {
+                pose.position = previous.position + step.normalize() * limit;
+            }
+        }
         if self.config.face_motion && dt > 0.0 {
             let v = (pose.position - previous.position) / dt;
             let flat = Vec3::new(v.x, 0.0, v.z);
@@ -333,6 +366,27 @@ mod tests {
         s.update(0.0, Pose::IDENTITY, Vec3::ZERO, Vec3::ZERO);
         s.retarget(0.0, 0.2, 0.0);
         assert!((s.duration - s.smoothing_time() * 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn corrections_never_outrun_the_object_and_huge_ones_snap() {
+        let mut s = Smoother::new(SmoothingConfig::default());
+        let v = Vec3::new(1.0, 0.0, 0.0);
+        s.update(0.0, Pose::IDENTITY, v, Vec3::ZERO);
+        // The authoritative pose turns out 1 m ahead, arriving with a 50 ms
+        // latency: S4 alone would cover it in 50 ms (20 m/s).
+        s.retarget(0.0, 0.05, 1.0);
+        let mut last = Vec3::ZERO;
+        for i in 1..120 {
+            let t = i as f64 / 60.0;
+            let target = Pose::new(Vec3::new(1.0, 0.0, 0.0) + v * t as f32, Quat::IDENTITY);
+            let p = s.update(t, target, v, Vec3::ZERO).position;
+            assert!(p.distance(last) <= 1.8 / 60.0 + 1e-5, "frame {i}");
+            last = p;
+        }
+        assert!(last.distance(Vec3::new(1.0, 0.0, 0.0) + v * 2.0) < 0.05);
+        let far = Pose::new(Vec3::new(100.0, 0.0, 0.0), Quat::IDENTITY);
+        assert_eq!(s.update(2.1, far, v, Vec3::ZERO).position, far.position);
     }
 
     #[test]

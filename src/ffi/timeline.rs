@@ -100,6 +100,12 @@ pub struct NetsyncTimelineConfig {
     pub smoothing_face_motion: u8,
     /// Predicted: speed above which facing applies. Default 0.2.
     pub smoothing_face_min_speed: f32,
+    /// Predicted: the shown object never moves faster than this multiple of
+    /// its fastest target speed (no correction looks like a jump); 0 = off.
+    /// Default 1.8.
+    pub smoothing_max_speed_ratio: f32,
+    /// Predicted: corrections larger than this (m) snap. Default 5.
+    pub smoothing_snap_distance: f32,
     /// Most samples kept per entity, 2..=4096. Default 64.
     pub max_samples_per_entity: u32,
     /// Most entities, >= 1. Default 1048576.
@@ -223,6 +229,8 @@ impl From<&TimelineConfig> for NetsyncTimelineConfig {
             smoothing_stop_time_scale: s.stop_time_scale,
             smoothing_face_motion: s.face_motion as u8,
             smoothing_face_min_speed: s.face_min_speed,
+            smoothing_max_speed_ratio: s.max_speed_ratio,
+            smoothing_snap_distance: s.snap_distance,
             max_samples_per_entity: c.max_samples_per_entity as u32,
             max_entities: c.max_entities.min(u32::MAX as usize) as u32,
         }
@@ -265,6 +273,8 @@ impl NetsyncTimelineConfig {
                 stop_time_scale: self.smoothing_stop_time_scale,
                 face_motion: self.smoothing_face_motion == 1,
                 face_min_speed: self.smoothing_face_min_speed,
+                max_speed_ratio: self.smoothing_max_speed_ratio,
+                snap_distance: self.smoothing_snap_distance,
             },
             max_samples_per_entity: self.max_samples_per_entity as usize,
             max_entities: self.max_entities as usize,
