@@ -2,7 +2,8 @@
 # Runs every netsync test on a fresh machine: installs what is missing,
 # then formatting, lints, unit and integration tests (Rust through the C
 # ABI, C99 and C++17 programs against the shared library), and a smoke run
-# of the tick-cost benchmark that fails on any allocation per tick.
+# of the tick-cost benchmark that fails on any allocation per tick. The C
+# program runs under valgrind.
 # Fails (never skips) when a part cannot run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,7 @@ missing=()
 command -v gcc >/dev/null || missing+=(gcc)
 command -v g++ >/dev/null || missing+=(g++)
 command -v nm >/dev/null || missing+=(binutils)
+command -v valgrind >/dev/null || missing+=(valgrind)
 if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
 for component in rustfmt clippy; do
     if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then

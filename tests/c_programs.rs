@@ -1,5 +1,6 @@
 //! Compiles the C test program against include/netsync.h as C99 and as
-//! C++17 with warnings as errors, links it to the cdylib and runs it.
+//! C++17 with warnings as errors, links it to the cdylib and runs it under
+//! valgrind (memory errors fail the test).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,7 +35,16 @@ fn compile_and_run(compiler: &str, flags: &[&str], name: &str) {
         .status()
         .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
     assert!(status.success(), "{compiler} failed to compile the C test");
-    let output = Command::new(&out).output().unwrap();
+    let output = if std::env::var_os("NETSYNC_NO_VALGRIND").is_some() {
+        Command::new(&out).output().unwrap()
+    } else {
+        // Memory errors in the library or at the boundary fail the test.
+        Command::new("valgrind")
+            .args(["--error-exitcode=99", "--leak-check=no", "--quiet"])
+            .arg(&out)
+            .output()
+            .expect("valgrind is needed (scripts/test.sh installs it)")
+    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     println!("{stdout}");
     let _ = std::fs::remove_file(&out);
