@@ -4,3 +4,4 @@
 
 pub mod relay;
 pub mod relay_server;
+pub mod send_rights;
