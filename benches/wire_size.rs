@@ -23,6 +23,7 @@ fn update_size(moving: bool) -> usize {
         teleport: false,
         age: if moving { 0.012 } else { 0.0 },
         sequence: 7,
+        epoch: 1,
     }
     .encode(&mut w, &Precision::default())
     .unwrap();

@@ -37,6 +37,37 @@
 
 #define NETSYNC_EVENT_ENTITY_REMOVED 5
 
+// This client now holds the send right for `entity_id`: simulate it.
+#define NETSYNC_EVENT_RIGHT_GAINED 6
+
+// Another client (or nobody) holds it now: stop simulating it.
+#define NETSYNC_EVENT_RIGHT_LOST 7
+
+// The relay refused this client's claim (`reason`: `NETSYNC_CLAIM_*`).
+#define NETSYNC_EVENT_RIGHT_REFUSED 8
+
+// Send-right kinds (`netsync_client_register_entity_kind`).
+#define NETSYNC_KIND_CONTROLLED 0
+
+#define NETSYNC_KIND_NEUTRAL 1
+
+#define NETSYNC_KIND_SERVER_OWNED 2
+
+// Why a claim was refused (`NetsyncClientEvent::reason` of RIGHT_REFUSED).
+#define NETSYNC_CLAIM_UNKNOWN_ENTITY 1
+
+#define NETSYNC_CLAIM_CONFLICT 2
+
+#define NETSYNC_CLAIM_NOT_NEUTRAL 3
+
+#define NETSYNC_CLAIM_NOT_YOUR_CONTROLLER 4
+
+#define NETSYNC_CLAIM_COOLDOWN 5
+
+#define NETSYNC_CLAIM_ALREADY_HOLDER 6
+
+#define NETSYNC_CLAIM_NOT_HOLDER 7
+
 // Disconnect reasons (`NetsyncClientEvent::reason`).
 #define NETSYNC_REASON_NONE 0
 
@@ -498,6 +529,30 @@ enum NetsyncResult netsync_client_state(struct NetsyncClient *client, uint32_t *
 // every machine). `NETSYNC_ERR_WRONG_STATE` when already registered,
 // `NETSYNC_ERR_UNKNOWN_ENTITY` when another client owns it.
 enum NetsyncResult netsync_client_register_entity(struct NetsyncClient *client, uint64_t entity_id);
+
+// Declares an entity with its send-right kind (`NETSYNC_KIND_*`): a
+// controlled entity is this client's for good; a neutral object is
+// simulated by whoever holds its right (first to register, then whoever
+// hits it); a server-owned one only the server moves.
+enum NetsyncResult netsync_client_register_entity_kind(struct NetsyncClient *client,
+                                                       uint64_t entity_id,
+                                                       uint32_t kind);
+
+// `mine` (controlled by this client) hit the neutral object `other`:
+// claims its send right. Optimistic: simulate and set `other`'s state from
+// now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+enum NetsyncResult netsync_client_report_collision(struct NetsyncClient *client,
+                                                   uint64_t mine,
+                                                   uint64_t other);
+
+// A neutral object this client holds is at rest: its right returns to nobody.
+enum NetsyncResult netsync_client_report_at_rest(struct NetsyncClient *client, uint64_t entity_id);
+
+// Writes 1 to `*out` when this client holds (or is claiming) the right to
+// send `entity_id`, else 0.
+enum NetsyncResult netsync_client_holds(struct NetsyncClient *client,
+                                        uint64_t entity_id,
+                                        uint8_t *out);
 
 // Stops owning and sending an entity.
 enum NetsyncResult netsync_client_unregister_entity(struct NetsyncClient *client,

@@ -52,6 +52,20 @@ pub enum ClientEvent {
     EntityRemoved {
         entity: u64,
     },
+    /// This client now holds the send right for `entity`.
+    RightGained {
+        entity: u64,
+    },
+    /// Another client (or nobody) holds it now; stop simulating it.
+    RightLost {
+        entity: u64,
+    },
+    /// The relay refused this client's claim on `entity` (reason code as
+    /// on the wire: 3 not neutral, 4 not your controller, 5 cooldown, ...).
+    RightRefused {
+        entity: u64,
+        reason: u8,
+    },
 }
 
 /// Engine thread -> network thread.
@@ -66,6 +80,13 @@ pub(crate) enum ToNetwork {
     },
     /// Stop sending an entity.
     Forget { entity: u64 },
+    /// Declare an entity with its kind (`entity_kind::*`).
+    Register { entity: u64, kind: u8 },
+    /// `mine` hit the neutral object `other`: claim it, and send its state
+    /// optimistically under the epoch a grant would give.
+    Claim { mine: u64, other: u64 },
+    /// A held neutral object is at rest.
+    AtRest { entity: u64 },
 }
 
 /// Network thread -> engine thread.
@@ -84,4 +105,15 @@ pub(crate) enum FromNetwork {
     },
     /// Everything the relay sent before a reconnect is stale.
     Reset,
+    /// The relay announced a holder (0: nobody) and epoch.
+    Right {
+        entity: u64,
+        holder: u32,
+        epoch: u32,
+    },
+    /// The relay refused our claim.
+    Refused {
+        entity: u64,
+        reason: u8,
+    },
 }

@@ -16,6 +16,8 @@ use crate::core::pose::{Sample, SampleFlags};
 use crate::core::timeline::{Mode, Shown, Timeline, TimelineError, TimelineStats};
 use crate::net::clock::NetClock;
 use crate::net::worker::Worker;
+use crate::server::send_rights::EntityKind;
+use crate::wire::message::entity_kind;
 
 /// Why a client call was refused.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +78,17 @@ pub struct Client {
     stale: Option<(f64, HashSet<u64>)>,
     /// Last send counter seen per remote entity.
     sequences: HashMap<u64, u8>,
+    /// The id the relay gave this client (0 until connected).
+    client_id: u32,
+    /// Send rights as announced: holder (0 nobody) and epoch.
+    rights: HashMap<u64, (u32, u32)>,
+    /// Neutral objects claimed and not yet granted or refused.
+    claiming: HashSet<u64>,
+    /// The epoch a grant of each pending claim would carry.
+    claim_epochs: HashMap<u64, u32>,
+    /// The last pose the engine set per entity it simulates (to blend from
+    /// when the right moves away).
+    last_local: HashMap<u64, crate::core::pose::Pose>,
 }
 
 /// How long after a reconnect an old remote entity may stay unconfirmed.
@@ -128,6 +141,11 @@ impl Client {
             rates: (0.0, 0.0),
             stale: None,
             sequences: HashMap::new(),
+            client_id: 0,
+            rights: HashMap::new(),
+            claiming: HashSet::new(),
+            claim_epochs: HashMap::new(),
+            last_local: HashMap::new(),
         };
         Ok((client, driver))
     }
@@ -136,15 +154,78 @@ impl Client {
         self.state
     }
 
-    /// Declares an entity this client owns and will send.
+    /// Declares an entity this client controls and will send.
     pub fn register(&mut self, entity: u64) -> Result<(), ClientError> {
-        if self.timeline.contains(entity) {
-            return Err(ClientError::RemoteEntity(entity));
+        self.register_kind(entity, EntityKind::Controlled)
+    }
+
+    /// Declares an entity with its send-right kind. A controlled entity is
+    /// this client's for good; a neutral object is simulated by whoever
+    /// holds its right (the first to register it, then whoever hits it);
+    /// a server-owned one only the server moves.
+    pub fn register_kind(&mut self, entity: u64, kind: EntityKind) -> Result<(), ClientError> {
+        if kind == EntityKind::Controlled {
+            if self.timeline.contains(entity) {
+                return Err(ClientError::RemoteEntity(entity));
+            }
+            if !self.owned.insert(entity) {
+                return Err(ClientError::AlreadyRegistered(entity));
+            }
         }
-        if !self.owned.insert(entity) {
-            return Err(ClientError::AlreadyRegistered(entity));
-        }
+        let code = match kind {
+            EntityKind::Controlled => entity_kind::CONTROLLED,
+            EntityKind::Neutral => entity_kind::NEUTRAL,
+            EntityKind::ServerOwned => entity_kind::SERVER_OWNED,
+        };
+        let _ = self
+            .to_network
+            .send(ToNetwork::Register { entity, kind: code });
         Ok(())
+    }
+
+    /// True when this client holds (or is claiming) the right to send
+    /// `entity`: simulate it locally and set its state.
+    pub fn holds(&self, entity: u64) -> bool {
+        self.owned.contains(&entity)
+            || self.claiming.contains(&entity)
+            || (self.client_id != 0
+                && self
+                    .rights
+                    .get(&entity)
+                    .is_some_and(|r| r.0 == self.client_id))
+    }
+
+    /// `mine` (an entity this client controls) hit the neutral object
+    /// `other`: claim its send right. Optimistic: from now on this client
+    /// simulates and sends `other`; the relay decides, and an event says
+    /// gained or refused.
+    pub fn report_collision(&mut self, mine: u64, other: u64) -> Result<(), ClientError> {
+        if !self.owned.contains(&mine) {
+            return Err(ClientError::NotRegistered(mine));
+        }
+        if self.holds(other) {
+            return Ok(());
+        }
+        self.claiming.insert(other);
+        let expected = self.rights.get(&other).map_or(1, |r| r.1.wrapping_add(1));
+        self.claim_epochs.insert(other, expected);
+        let _ = self.to_network.send(ToNetwork::Claim { mine, other });
+        Ok(())
+    }
+
+    /// A neutral object this client holds has come to rest: its right
+    /// returns to nobody.
+    pub fn report_at_rest(&mut self, entity: u64) -> Result<(), ClientError> {
+        if !self.holds(entity) || self.owned.contains(&entity) {
+            return Err(ClientError::NotRegistered(entity));
+        }
+        let _ = self.to_network.send(ToNetwork::AtRest { entity });
+        Ok(())
+    }
+
+    /// Holder (0: nobody) and epoch of `entity` as last announced.
+    pub fn right(&self, entity: u64) -> Option<(u32, u32)> {
+        self.rights.get(&entity).copied()
     }
 
     pub fn unregister(&mut self, entity: u64) -> Result<(), ClientError> {
@@ -158,7 +239,7 @@ impl Client {
     /// The true state of an owned entity this frame; it goes out at the
     /// send rate when the send filter says it is worth it.
     pub fn set_state(&mut self, entity: u64, sample: Sample) -> Result<(), ClientError> {
-        if !self.owned.contains(&entity) {
+        if !self.holds(entity) {
             return Err(ClientError::NotRegistered(entity));
         }
         if !sample.is_valid() {
@@ -167,6 +248,7 @@ impl Client {
             ));
         }
         let local_time = self.clock.now();
+        self.last_local.insert(entity, sample.pose);
         let _ = self.to_network.send(ToNetwork::OwnedState {
             entity,
             sample,
@@ -245,7 +327,26 @@ impl Client {
                     if let Ok(fresh) = Timeline::new(*self.timeline.config()) {
                         self.timeline = fresh;
                     }
+                    // Send rights and ids belong to the old relay.
+                    self.rights.clear();
+                    for entity in self.claiming.drain().collect::<Vec<_>>() {
+                        self.events.push_back(ClientEvent::RightLost { entity });
+                    }
+                    self.claim_epochs.clear();
                     self.stale = Some((now + RECONNECT_GRACE, known));
+                }
+                FromNetwork::Right {
+                    entity,
+                    holder,
+                    epoch,
+                } => self.on_right(entity, holder, epoch),
+                FromNetwork::Refused { entity, reason } => {
+                    self.claim_epochs.remove(&entity);
+                    if self.claiming.remove(&entity) {
+                        self.give_back(entity);
+                        self.events
+                            .push_back(ClientEvent::RightRefused { entity, reason });
+                    }
                 }
             }
         }
@@ -260,11 +361,64 @@ impl Client {
         }
     }
 
+    fn on_right(&mut self, entity: u64, holder: u32, epoch: u32) {
+        // Changes also arrive as unreliable repeats: apply each epoch once,
+        // and never go back to an older one (wrapping comparison).
+        if let Some(&(_, known)) = self.rights.get(&entity) {
+            if (epoch.wrapping_sub(known) as i32) <= 0 {
+                return;
+            }
+        }
+        let claiming = self.claiming.contains(&entity);
+        let held_before = self.client_id != 0
+            && self
+                .rights
+                .get(&entity)
+                .is_some_and(|r| r.0 == self.client_id);
+        self.rights.insert(entity, (holder, epoch));
+        let mine_now = self.client_id != 0 && holder == self.client_id;
+        if mine_now {
+            self.claiming.remove(&entity);
+            self.claim_epochs.remove(&entity);
+            if claiming || !held_before {
+                self.events.push_back(ClientEvent::RightGained { entity });
+            }
+        } else if claiming {
+            // Someone else got the epoch our claim aimed at: the relay
+            // orders claims, so ours lost, whatever its own answer (which
+            // may be slow to come) says. Stop simulating now.
+            let aimed = self.claim_epochs.get(&entity).copied().unwrap_or(epoch);
+            if (epoch.wrapping_sub(aimed) as i32) >= 0 {
+                self.claiming.remove(&entity);
+                self.claim_epochs.remove(&entity);
+                self.give_back(entity);
+                self.events.push_back(ClientEvent::RightRefused {
+                    entity,
+                    reason: crate::server::send_rights::Refusal::Cooldown.code(),
+                });
+            }
+        } else if held_before && !self.owned.contains(&entity) {
+            self.give_back(entity);
+            self.events.push_back(ClientEvent::RightLost { entity });
+        }
+    }
+
+    /// Stops simulating `entity` here: no more sends, and the shown pose
+    /// starts from where the engine last had it, blending into the remote
+    /// state instead of jumping.
+    fn give_back(&mut self, entity: u64) {
+        let _ = self.to_network.send(ToNetwork::Forget { entity });
+        if let Some(pose) = self.last_local.remove(&entity) {
+            self.timeline.start_from(entity, pose);
+        }
+    }
+
     /// Connection events, in order, ahead of anything a tick adds.
     fn absorb_connection_events(&mut self) {
         while let Ok(event) = self.connection_events.try_recv() {
             match &event {
-                ClientEvent::Connected { .. } | ClientEvent::Reconnected { .. } => {
+                ClientEvent::Connected { client_id } | ClientEvent::Reconnected { client_id } => {
+                    self.client_id = *client_id;
                     self.state = ConnectionState::Connected
                 }
                 ClientEvent::Disconnected(_) => self.state = ConnectionState::Disconnected,
@@ -278,7 +432,7 @@ impl Client {
     pub fn tick_with<F: FnMut(usize, &Shown)>(
         &mut self,
         now: f64,
-        visit: F,
+        mut visit: F,
     ) -> Result<usize, ClientError> {
         if !now.is_finite() {
             return Err(ClientError::Timeline(TimelineError::InvalidTime("now")));
@@ -296,9 +450,26 @@ impl Client {
             }
         }
         self.update_rates(now, &stats);
+        // What this client simulates itself is not shown from the network.
+        let mut shown = 0;
+        let client_id = self.client_id;
+        let owned = &self.owned;
+        let claiming = &self.claiming;
+        let rights = &self.rights;
+        let local = |e: u64| {
+            owned.contains(&e)
+                || claiming.contains(&e)
+                || (client_id != 0 && rights.get(&e).is_some_and(|r| r.0 == client_id))
+        };
         self.timeline
-            .tick_with(now, visit)
-            .map_err(ClientError::Timeline)
+            .tick_with(now, |_, s| {
+                if !local(s.entity) {
+                    visit(shown, s);
+                    shown += 1;
+                }
+            })
+            .map_err(ClientError::Timeline)?;
+        Ok(shown)
     }
 
     fn update_rates(&mut self, now: f64, stats: &NetworkStats) {

@@ -126,6 +126,12 @@ pub struct ClientDriver {
     owned: HashMap<u64, (Sample, f64)>,
     /// Per owned entity: how many states were sent (wrapping).
     sequences: HashMap<u64, u8>,
+    /// Send-right epochs as announced (or expected after a claim).
+    epochs: HashMap<u64, u32>,
+    /// Reliable messages the engine asked for, sent once connected.
+    pending_reliable: Vec<Message>,
+    /// Every registration, sent again to a new relay after a reconnect.
+    registrations: Vec<Message>,
     precision: Precision,
     ping_sequence: u32,
     pings: HashMap<u32, f64>,
@@ -160,6 +166,9 @@ impl ClientDriver {
             filter: SendFilter::new(config.send_filter),
             owned: HashMap::new(),
             sequences: HashMap::new(),
+            epochs: HashMap::new(),
+            pending_reliable: Vec::new(),
+            registrations: Vec::new(),
             precision: Precision::default(),
             ping_sequence: 0,
             pings: HashMap::new(),
@@ -245,7 +254,27 @@ impl ClientDriver {
                 }
                 Ok(ToNetwork::Forget { entity }) => {
                     self.owned.remove(&entity);
+                    self.sequences.remove(&entity);
                     self.filter.forget(entity);
+                }
+                Ok(ToNetwork::Register { entity, kind }) => {
+                    self.pending_reliable
+                        .push(Message::Register { entity, kind });
+                }
+                Ok(ToNetwork::Claim { mine, other }) => {
+                    // Optimistic: send under the epoch a grant would give.
+                    let next = self
+                        .epochs
+                        .get(&other)
+                        .copied()
+                        .unwrap_or(0)
+                        .wrapping_add(1);
+                    self.epochs.insert(other, next);
+                    self.filter.forget(other);
+                    self.pending_reliable.push(Message::Claim { mine, other });
+                }
+                Ok(ToNetwork::AtRest { entity }) => {
+                    self.pending_reliable.push(Message::AtRest { entity });
                 }
                 Err(crossbeam_channel::TryRecvError::Empty) => return,
                 Err(crossbeam_channel::TryRecvError::Disconnected) => {
@@ -348,8 +377,11 @@ impl ClientDriver {
             self.emit(ClientEvent::Connected { client_id });
         }
         self.ever_connected = true;
-        // The relay must hear our owned entities again.
+        // The relay (maybe a new one) must hear our entities and their
+        // kinds again; its epochs start afresh.
         self.filter = SendFilter::new(self.config.send_filter);
+        self.epochs.clear();
+        self.pending_reliable = self.registrations.clone();
         // laminar needs a first packet to create the connection.
         self.next_keepalive = now;
     }
@@ -364,6 +396,9 @@ impl ClientDriver {
         if now >= self.next_keepalive {
             self.next_keepalive = now + 0.1;
             out.push((encode(&Message::KeepAlive, &self.precision), true));
+        }
+        for message in std::mem::take(&mut self.pending_reliable) {
+            out.push((encode(&message, &self.precision), true));
         }
         if now >= self.next_ping {
             self.next_ping = now + 1.0 / self.config.ping_rate;
@@ -401,6 +436,7 @@ impl ClientDriver {
                         let sequence = self.sequences.entry(entity).or_insert(0);
                         *sequence = sequence.wrapping_add(1);
                         update.sequence = *sequence;
+                        update.epoch = self.epochs.get(&entity).copied().unwrap_or(0);
                         updates.push(update);
                         self.stats.states_sent += 1;
                     } else {
@@ -468,6 +504,25 @@ impl ClientDriver {
                 let _ = self.link.to_engine.send(FromNetwork::Removed { entity });
             }
             Message::KeepAlive | Message::Ping { .. } | Message::OwnedState { .. } => {}
+            Message::RightChanged {
+                entity,
+                holder,
+                epoch,
+            } => {
+                self.epochs.insert(entity, epoch);
+                let _ = self.link.to_engine.send(FromNetwork::Right {
+                    entity,
+                    holder,
+                    epoch,
+                });
+            }
+            Message::ClaimRefused { entity, reason } => {
+                let _ = self
+                    .link
+                    .to_engine
+                    .send(FromNetwork::Refused { entity, reason });
+            }
+            Message::Register { .. } | Message::Claim { .. } | Message::AtRest { .. } => {}
         }
     }
 }
@@ -544,6 +599,7 @@ mod tests {
                 teleport: false,
                 age: 0.01,
                 sequence: i as u8,
+                epoch: 0,
             })
             .collect();
         let p = Precision::default();

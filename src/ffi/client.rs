@@ -14,6 +14,7 @@ use crate::client::{
 };
 use crate::net::handshake::RefusalReason;
 use crate::netsim::NetworkProfile;
+use crate::server::send_rights::EntityKind;
 
 /// Opaque client handle. Call it from one thread at a time (overlapping
 /// calls fail with `NETSYNC_ERR_BUSY`); its network thread runs apart.
@@ -34,6 +35,26 @@ pub const NETSYNC_EVENT_RECONNECTED: u32 = 2;
 pub const NETSYNC_EVENT_DISCONNECTED: u32 = 3;
 pub const NETSYNC_EVENT_ENTITY_APPEARED: u32 = 4;
 pub const NETSYNC_EVENT_ENTITY_REMOVED: u32 = 5;
+/// This client now holds the send right for `entity_id`: simulate it.
+pub const NETSYNC_EVENT_RIGHT_GAINED: u32 = 6;
+/// Another client (or nobody) holds it now: stop simulating it.
+pub const NETSYNC_EVENT_RIGHT_LOST: u32 = 7;
+/// The relay refused this client's claim (`reason`: `NETSYNC_CLAIM_*`).
+pub const NETSYNC_EVENT_RIGHT_REFUSED: u32 = 8;
+
+/// Send-right kinds (`netsync_client_register_entity_kind`).
+pub const NETSYNC_KIND_CONTROLLED: u32 = 0;
+pub const NETSYNC_KIND_NEUTRAL: u32 = 1;
+pub const NETSYNC_KIND_SERVER_OWNED: u32 = 2;
+
+/// Why a claim was refused (`NetsyncClientEvent::reason` of RIGHT_REFUSED).
+pub const NETSYNC_CLAIM_UNKNOWN_ENTITY: u32 = 1;
+pub const NETSYNC_CLAIM_CONFLICT: u32 = 2;
+pub const NETSYNC_CLAIM_NOT_NEUTRAL: u32 = 3;
+pub const NETSYNC_CLAIM_NOT_YOUR_CONTROLLER: u32 = 4;
+pub const NETSYNC_CLAIM_COOLDOWN: u32 = 5;
+pub const NETSYNC_CLAIM_ALREADY_HOLDER: u32 = 6;
+pub const NETSYNC_CLAIM_NOT_HOLDER: u32 = 7;
 
 /// Disconnect reasons (`NetsyncClientEvent::reason`).
 pub const NETSYNC_REASON_NONE: u32 = 0;
@@ -296,6 +317,81 @@ pub extern "C" fn netsync_client_register_entity(
     })
 }
 
+/// Declares an entity with its send-right kind (`NETSYNC_KIND_*`): a
+/// controlled entity is this client's for good; a neutral object is
+/// simulated by whoever holds its right (first to register, then whoever
+/// hits it); a server-owned one only the server moves.
+#[no_mangle]
+pub extern "C" fn netsync_client_register_entity_kind(
+    client: *mut NetsyncClient,
+    entity_id: u64,
+    kind: u32,
+) -> NetsyncResult {
+    guard("netsync_client_register_entity_kind", || {
+        let kind = match kind {
+            NETSYNC_KIND_CONTROLLED => EntityKind::Controlled,
+            NETSYNC_KIND_NEUTRAL => EntityKind::Neutral,
+            NETSYNC_KIND_SERVER_OWNED => EntityKind::ServerOwned,
+            k => {
+                return Err(FfiError::invalid(format!(
+                    "kind {k} is not a NETSYNC_KIND_*"
+                )))
+            }
+        };
+        with_client(client, |c| {
+            c.register_kind(entity_id, kind).map_err(client_error)
+        })
+    })
+}
+
+/// `mine` (controlled by this client) hit the neutral object `other`:
+/// claims its send right. Optimistic: simulate and set `other`'s state from
+/// now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+#[no_mangle]
+pub extern "C" fn netsync_client_report_collision(
+    client: *mut NetsyncClient,
+    mine: u64,
+    other: u64,
+) -> NetsyncResult {
+    guard("netsync_client_report_collision", || {
+        with_client(client, |c| {
+            c.report_collision(mine, other).map_err(client_error)
+        })
+    })
+}
+
+/// A neutral object this client holds is at rest: its right returns to nobody.
+#[no_mangle]
+pub extern "C" fn netsync_client_report_at_rest(
+    client: *mut NetsyncClient,
+    entity_id: u64,
+) -> NetsyncResult {
+    guard("netsync_client_report_at_rest", || {
+        with_client(client, |c| {
+            c.report_at_rest(entity_id).map_err(client_error)
+        })
+    })
+}
+
+/// Writes 1 to `*out` when this client holds (or is claiming) the right to
+/// send `entity_id`, else 0.
+#[no_mangle]
+pub extern "C" fn netsync_client_holds(
+    client: *mut NetsyncClient,
+    entity_id: u64,
+    out: *mut u8,
+) -> NetsyncResult {
+    guard("netsync_client_holds", || {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        let holds = with_client(client, |c| Ok(c.holds(entity_id)))?;
+        // SAFETY: checked for NULL.
+        unsafe { out.write(holds as u8) };
+        Ok(())
+    })
+}
+
 /// Stops owning and sending an entity.
 #[no_mangle]
 pub extern "C" fn netsync_client_unregister_entity(
@@ -427,6 +523,22 @@ pub extern "C" fn netsync_client_poll_event(
             ClientEvent::EntityRemoved { entity } => NetsyncClientEvent {
                 kind: NETSYNC_EVENT_ENTITY_REMOVED,
                 entity_id: entity,
+                ..Default::default()
+            },
+            ClientEvent::RightGained { entity } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_RIGHT_GAINED,
+                entity_id: entity,
+                ..Default::default()
+            },
+            ClientEvent::RightLost { entity } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_RIGHT_LOST,
+                entity_id: entity,
+                ..Default::default()
+            },
+            ClientEvent::RightRefused { entity, reason } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_RIGHT_REFUSED,
+                entity_id: entity,
+                reason: reason as u32,
                 ..Default::default()
             },
         });

@@ -7,7 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::wire::message::{EntityUpdate, Message, RemovalReason};
+use super::send_rights::{EntityKind, RightsConfig, SendRights};
+use crate::wire::message::{entity_kind, EntityUpdate, Message, RemovalReason};
 use crate::wire::quantize::Precision;
 use crate::wire::varint::len_u64;
 use crate::wire::Writer;
@@ -26,6 +27,8 @@ pub struct RelayConfig {
     /// Most entities one client may own.
     pub max_entities_per_client: usize,
     pub precision: Precision,
+    /// Send-right rules (claims, cooldown, rest).
+    pub rights: RightsConfig,
 }
 
 impl Default for RelayConfig {
@@ -37,6 +40,7 @@ impl Default for RelayConfig {
             stamp_tolerance: 1.0,
             max_entities_per_client: 4096,
             precision: Precision::default(),
+            rights: RightsConfig::default(),
         }
     }
 }
@@ -67,11 +71,12 @@ pub struct RelayStats {
     pub rejected_limit: u64,
     pub snapshot_bytes: u64,
     pub snapshot_packets: u64,
+    pub claims_granted: u64,
+    pub claims_refused: u64,
 }
 
 #[derive(Debug)]
 struct Entity {
-    owner: u32,
     update: EntityUpdate,
     server_time: f64,
     version: u64,
@@ -94,7 +99,15 @@ pub struct Relay {
     outbox: Vec<Outgoing>,
     stats: RelayStats,
     scratch: Vec<(f64, u64)>,
+    rights: SendRights,
+    /// Recent right changes and how many more unreliable repeats each gets.
+    repeats: Vec<(super::send_rights::RightChange, u8)>,
 }
+
+/// A right change also goes out unreliably on this many send ticks: a lost
+/// reliable message is only resent once laminar's ack window moves past
+/// it (seconds on a lossy link), and every client must agree at once.
+const RIGHT_REPEATS: u8 = 5;
 
 impl Relay {
     pub fn new(config: RelayConfig) -> Self {
@@ -106,6 +119,8 @@ impl Relay {
             outbox: Vec::new(),
             stats: RelayStats::default(),
             scratch: Vec::new(),
+            rights: SendRights::new(config.rights),
+            repeats: Vec::new(),
         }
     }
 
@@ -147,23 +162,61 @@ impl Relay {
             reliable: true,
             payload: welcome,
         });
+        // Who holds what, before any state.
+        for change in self.rights.all() {
+            let payload = self.encode(&right_changed(change));
+            self.outbox.push(Outgoing {
+                client,
+                reliable: true,
+                payload,
+            });
+        }
     }
 
-    /// A client left or timed out: its entities go, and everyone is told.
-    pub fn leave(&mut self, client: u32) {
+    /// Holder of an entity, if it has send rights.
+    pub fn holder(&self, entity: u64) -> Option<(Option<u32>, u32)> {
+        self.rights.holder(entity)
+    }
+
+    /// Announces every send-right change since the last call to everyone.
+    fn broadcast_rights(&mut self) {
+        let changes: Vec<_> = self.rights.drain_changes().collect();
+        for change in changes {
+            self.repeats.retain(|(c, _)| c.entity != change.entity);
+            self.repeats.push((change, RIGHT_REPEATS));
+            let payload = self.encode(&right_changed(change));
+            for &client in self.clients.keys() {
+                self.outbox.push(Outgoing {
+                    client,
+                    reliable: true,
+                    payload: payload.clone(),
+                });
+            }
+        }
+    }
+
+    fn refuse(&mut self, client: u32, entity: u64, reason: u8) {
+        self.stats.claims_refused += 1;
+        let payload = self.encode(&Message::ClaimRefused { entity, reason });
+        self.outbox.push(Outgoing {
+            client,
+            reliable: true,
+            payload,
+        });
+    }
+
+    /// A client left or timed out at relay time `now`: the entities it
+    /// controlled go (everyone is told), the neutral objects it held return
+    /// to nobody (announced) and keep their last state.
+    pub fn leave(&mut self, client: u32, now: f64) {
         if self.clients.remove(&client).is_none() {
             return;
         }
-        let gone: Vec<u64> = self
-            .entities
-            .iter()
-            .filter(|(_, e)| e.owner == client)
-            .map(|(&id, _)| id)
-            .collect();
-        for entity in gone {
+        for entity in self.rights.client_left(client, now) {
             self.entities.remove(&entity);
             self.announce_removal(entity, RemovalReason::OwnerLeft);
         }
+        self.broadcast_rights();
     }
 
     fn announce_removal(&mut self, entity: u64, reason: RemovalReason) {
@@ -222,19 +275,76 @@ impl Relay {
                 }
                 for update in updates {
                     // Each state was true `age` before the message's stamp.
-                    self.apply(client, server_time - update.age, update);
+                    self.apply(client, server_time - update.age, update, now);
                 }
+                self.broadcast_rights();
             }
             Message::KeepAlive => {}
+            Message::Register { entity, kind } => {
+                let kind = match kind {
+                    entity_kind::CONTROLLED => EntityKind::Controlled,
+                    entity_kind::NEUTRAL => EntityKind::Neutral,
+                    _ => EntityKind::ServerOwned,
+                };
+                if let Err(r) = self.rights.register(client, entity, kind, now) {
+                    self.refuse(client, entity, r.code());
+                }
+                self.broadcast_rights();
+            }
+            Message::Claim { mine, other } => {
+                match self.rights.claim(client, mine, other, now) {
+                    Ok(_) => self.stats.claims_granted += 1,
+                    Err(r) => self.refuse(client, other, r.code()),
+                }
+                self.broadcast_rights();
+            }
+            Message::AtRest { entity } => {
+                if let Err(r) = self.rights.at_rest(client, entity, now) {
+                    self.refuse(client, entity, r.code());
+                }
+                self.broadcast_rights();
+            }
             // Only the relay sends the others.
             _ => self.stats.malformed += 1,
         }
     }
 
-    fn apply(&mut self, client: u32, server_time: f64, update: EntityUpdate) {
+    fn apply(&mut self, client: u32, server_time: f64, update: EntityUpdate, now: f64) {
+        let entity = update.entity;
+        match self.rights.kind(entity) {
+            None => {
+                // State for an unknown entity: its sender controls it.
+                let Some(c) = self.clients.get_mut(&client) else {
+                    return;
+                };
+                if c.owned >= self.config.max_entities_per_client {
+                    self.stats.rejected_limit += 1;
+                    return;
+                }
+                c.owned += 1;
+                let _ = self
+                    .rights
+                    .register(client, entity, EntityKind::Controlled, now);
+            }
+            Some(kind) => {
+                let (holder, epoch) = self.rights.holder(entity).unwrap_or((None, 0));
+                // Controlled entities never change hands, so their epoch
+                // cannot be stale; neutral ones need the current epoch.
+                let allowed = holder == Some(client)
+                    && (kind == EntityKind::Controlled || update.epoch == epoch);
+                if !allowed {
+                    self.stats.rejected_not_owner += 1;
+                    return;
+                }
+                let moving = update.velocity.is_some_and(|v| v.length() > 0.01)
+                    || update.angular_velocity.is_some_and(|w| w.length() > 0.01);
+                if kind == EntityKind::Neutral && moving {
+                    self.rights.moving(client, entity, now);
+                }
+            }
+        }
         let version = self.next_version;
-        match self.entities.get_mut(&update.entity) {
-            Some(e) if e.owner != client => self.stats.rejected_not_owner += 1,
+        match self.entities.get_mut(&entity) {
             Some(e) => {
                 // Strictly newer: a duplicated or reordered datagram is applied once.
                 if server_time > e.server_time {
@@ -245,18 +355,9 @@ impl Relay {
                 }
             }
             None => {
-                let Some(c) = self.clients.get_mut(&client) else {
-                    return;
-                };
-                if c.owned >= self.config.max_entities_per_client {
-                    self.stats.rejected_limit += 1;
-                    return;
-                }
-                c.owned += 1;
                 self.entities.insert(
-                    update.entity,
+                    entity,
                     Entity {
-                        owner: client,
                         update,
                         server_time,
                         version,
@@ -270,6 +371,24 @@ impl Relay {
     /// A send tick at relay time `now`: packs for every client what it has
     /// not seen, oldest-waiting first, within the MTU and the budget.
     pub fn tick(&mut self, now: f64) {
+        self.rights.tick(now);
+        self.broadcast_rights();
+        for (change, left) in self.repeats.iter_mut() {
+            let payload = {
+                let mut w = Writer::new();
+                let _ = right_changed(*change).encode(&mut w, &self.config.precision);
+                w.bytes
+            };
+            for &client in self.clients.keys() {
+                self.outbox.push(Outgoing {
+                    client,
+                    reliable: false,
+                    payload: payload.clone(),
+                });
+            }
+            *left -= 1;
+        }
+        self.repeats.retain(|(_, left)| *left > 0);
         let ids: Vec<u32> = self.clients.keys().copied().collect();
         for client in ids {
             self.pack_for(client, now);
@@ -284,7 +403,12 @@ impl Relay {
         // ordered by how long they have waited (never sent: forever).
         self.scratch.clear();
         for (&id, e) in &self.entities {
-            if e.owner == client {
+            // Selective sync: the holder never gets its own entity back.
+            if self
+                .rights
+                .holder(id)
+                .is_some_and(|(h, _)| h == Some(client))
+            {
                 continue;
             }
             match c.sent.get(&id) {
@@ -343,6 +467,14 @@ impl Relay {
     }
 }
 
+fn right_changed(change: super::send_rights::RightChange) -> Message {
+    Message::RightChanged {
+        entity: change.entity,
+        holder: change.holder.unwrap_or(0),
+        epoch: change.epoch,
+    }
+}
+
 /// A snapshot message around already-encoded updates, stamped with the
 /// relay's send time; each update carries its owner's stamp as an age.
 fn finish_snapshot(updates: &Writer, count: usize, now: f64) -> Vec<u8> {
@@ -372,6 +504,7 @@ mod tests {
                 teleport: false,
                 age: 0.0,
                 sequence: 0,
+                epoch: 0,
             })
             .collect();
         let mut w = Writer::new();
@@ -428,17 +561,22 @@ mod tests {
         let out = take(&mut relay);
         assert_eq!(snapshot_entities(&out, 1), vec![200]);
         assert_eq!(snapshot_entities(&out, 2), vec![100, 101]);
-        // Nothing new: nothing sent.
+        // Nothing new: no state sent (right-change repeats may go out).
         relay.tick(10.05);
-        assert!(take(&mut relay).is_empty());
+        let out = take(&mut relay);
+        assert!(snapshot_entities(&out, 1).is_empty() && snapshot_entities(&out, 2).is_empty());
         // The owner's stamp travels as an age.
         relay.receive(1, &state(&[100], 1.5, 10.06), 10.07);
         relay.tick(10.10);
         let out = take(&mut relay);
+        let snapshot = out
+            .iter()
+            .find(|(_, _, m)| matches!(m, Message::Snapshot { .. }))
+            .unwrap();
         let Message::Snapshot {
             server_time,
             updates,
-        } = &out[0].2
+        } = &snapshot.2
         else {
             panic!()
         };
@@ -482,7 +620,7 @@ mod tests {
         relay.tick(1.03);
         let out = take(&mut relay);
         assert_eq!(snapshot_entities(&out, 2), (0..50).collect::<Vec<_>>());
-        relay.leave(1);
+        relay.leave(1, 2.0);
         let out = take(&mut relay);
         let removed: Vec<u64> = out
             .iter()
@@ -553,5 +691,74 @@ mod tests {
         relay.receive(9, &state(&[1], 0.0, 5.0), 5.0); // not a client: ignored
         let s = relay.stats();
         assert_eq!((s.malformed, s.rejected_stamp, s.entities), (1, 1, 0));
+    }
+}
+
+#[cfg(test)]
+mod rights_tests {
+    use super::*;
+
+    fn encode(m: Message) -> Vec<u8> {
+        let mut w = Writer::new();
+        m.encode(&mut w, &Precision::default()).unwrap();
+        w.bytes
+    }
+
+    #[test]
+    fn right_changes_repeat_unreliably_to_everyone() {
+        let mut relay = Relay::new(RelayConfig::default());
+        for c in 1..=3 {
+            relay.join(c, 0.0);
+        }
+        relay.receive(
+            1,
+            &encode(Message::Register {
+                entity: 10,
+                kind: entity_kind::CONTROLLED,
+            }),
+            0.1,
+        );
+        relay.receive(
+            3,
+            &encode(Message::Register {
+                entity: 100,
+                kind: entity_kind::NEUTRAL,
+            }),
+            0.1,
+        );
+        relay.drain().for_each(drop);
+        for k in 0..6 {
+            relay.tick(0.2 + k as f64 * 0.033);
+        }
+        relay.drain().for_each(drop);
+        relay.receive(
+            1,
+            &encode(Message::Claim {
+                mine: 10,
+                other: 100,
+            }),
+            1.0,
+        );
+        let p = Precision::default();
+        let mut unreliable_repeats = HashMap::new();
+        for k in 0..6 {
+            relay.tick(1.0 + k as f64 * 0.033);
+            for o in relay.drain() {
+                if let Ok(Message::RightChanged {
+                    entity: 100,
+                    holder: 1,
+                    ..
+                }) = Message::decode(&o.payload, &p)
+                {
+                    if !o.reliable {
+                        *unreliable_repeats.entry(o.client).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(unreliable_repeats.len(), 3, "{unreliable_repeats:?}");
+        assert!(unreliable_repeats
+            .values()
+            .all(|&n| n == RIGHT_REPEATS as i32));
     }
 }

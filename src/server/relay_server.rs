@@ -194,7 +194,7 @@ impl<R: RawSocket> RelayDriver<R> {
                     self.manager.socket_mut().evict(&addr);
                     if let Some(id) = self.ids.remove(&addr) {
                         self.addrs.remove(&id);
-                        self.relay.leave(id);
+                        self.relay.leave(id, now);
                         self.stats.clients_left += 1;
                         log::info!(target: "netsync::relay", "client {id} left ({addr} went silent)");
                     }

@@ -70,6 +70,21 @@ pub enum Refusal {
     NotHolder,
 }
 
+impl Refusal {
+    /// Code on the wire (`ClaimRefused::reason`).
+    pub fn code(self) -> u8 {
+        match self {
+            Refusal::UnknownEntity => 1,
+            Refusal::Conflict => 2,
+            Refusal::NotNeutral => 3,
+            Refusal::NotYourController => 4,
+            Refusal::Cooldown => 5,
+            Refusal::AlreadyHolder => 6,
+            Refusal::NotHolder => 7,
+        }
+    }
+}
+
 /// A change to announce to every client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RightChange {
@@ -117,6 +132,21 @@ impl SendRights {
 
     pub fn kind(&self, entity: u64) -> Option<EntityKind> {
         self.rights.get(&entity).map(|r| r.kind)
+    }
+
+    /// Every entity's current holder, for a client that joins late.
+    pub fn all(&self) -> Vec<RightChange> {
+        let mut all: Vec<RightChange> = self
+            .rights
+            .iter()
+            .map(|(&entity, r)| RightChange {
+                entity,
+                holder: r.holder,
+                epoch: r.epoch,
+            })
+            .collect();
+        all.sort_unstable_by_key(|c| c.entity);
+        all
     }
 
     fn change(&mut self, entity: u64, holder: Option<u32>, now: f64) -> RightChange {

@@ -13,7 +13,7 @@ use crate::core::pose::{Pose, Sample, SampleFlags};
 
 /// Smallest encoded entity update: id, flags, position and rotation at
 /// their shortest. Used to bound allocations from a claimed count.
-const MIN_UPDATE_BYTES: usize = 1 + 1 + 1 + 3 + 1;
+const MIN_UPDATE_BYTES: usize = 1 + 1 + 1 + 1 + 3 + 1;
 
 /// One entity's state on the wire.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,6 +29,9 @@ pub struct EntityUpdate {
     /// The owner's send counter for this entity (wrapping): a receiver
     /// that sees it jump knows states were lost, not skipped.
     pub sequence: u8,
+    /// The send-right epoch the sender holds the entity under (the relay
+    /// drops state stamped with any other).
+    pub epoch: u32,
 }
 
 /// Unit of `EntityUpdate::age` on the wire (100 microseconds).
@@ -50,6 +53,7 @@ impl EntityUpdate {
             teleport: sample.flags.teleport(),
             age: 0.0,
             sequence: 0,
+            epoch: 0,
         }
     }
 
@@ -85,6 +89,7 @@ impl EntityUpdate {
             | ((age_steps > 0) as u8) << 3;
         w.u8(flags);
         w.u8(self.sequence);
+        write_u64(w, self.epoch as u64);
         if age_steps > 0 {
             write_u64(w, age_steps);
         }
@@ -109,6 +114,7 @@ impl EntityUpdate {
             });
         }
         let sequence = r.u8("sequence")?;
+        let epoch = read_bounded(r, "epoch", u32::MAX as u64)? as u32;
         let age = if flags & 8 != 0 {
             read_bounded(r, "age", MAX_AGE_STEPS)? as f64 * AGE_STEP
         } else {
@@ -134,6 +140,7 @@ impl EntityUpdate {
             teleport: flags & 4 != 0,
             age,
             sequence,
+            epoch,
         })
     }
 }
@@ -147,6 +154,18 @@ mod kind {
     pub const ENTITY_REMOVED: u8 = 5;
     pub const OWNED_STATE: u8 = 6;
     pub const KEEP_ALIVE: u8 = 7;
+    pub const REGISTER: u8 = 8;
+    pub const CLAIM: u8 = 9;
+    pub const AT_REST: u8 = 10;
+    pub const RIGHT_CHANGED: u8 = 11;
+    pub const CLAIM_REFUSED: u8 = 12;
+}
+
+/// Entity kinds on the wire (send rights).
+pub mod entity_kind {
+    pub const CONTROLLED: u8 = 0;
+    pub const NEUTRAL: u8 = 1;
+    pub const SERVER_OWNED: u8 = 2;
 }
 
 /// Why an entity left a client's view.
@@ -208,6 +227,23 @@ pub enum Message {
     /// Either way, reliable: keeps laminar's acks flowing (acks ride only
     /// on reliable packets).
     KeepAlive,
+    /// Client -> relay, reliable: this client is ready with an entity of
+    /// `kind` (`entity_kind::*`).
+    Register { entity: u64, kind: u8 },
+    /// Client -> relay, reliable: `mine` (controlled by the sender) hit the
+    /// neutral object `other`.
+    Claim { mine: u64, other: u64 },
+    /// Client -> relay, reliable: a neutral object the sender holds is at rest.
+    AtRest { entity: u64 },
+    /// Relay -> every client, reliable ordered: `entity` is now held by
+    /// `holder` (0: nobody) under `epoch`.
+    RightChanged {
+        entity: u64,
+        holder: u32,
+        epoch: u32,
+    },
+    /// Relay -> claimant, reliable: its claim on `entity` was refused.
+    ClaimRefused { entity: u64, reason: u8 },
 }
 
 impl Message {
@@ -272,6 +308,35 @@ impl Message {
                 w.u8(*reason as u8);
             }
             Message::KeepAlive => w.u8(kind::KEEP_ALIVE),
+            Message::Register { entity, kind: k } => {
+                w.u8(kind::REGISTER);
+                write_u64(w, *entity);
+                w.u8(*k);
+            }
+            Message::Claim { mine, other } => {
+                w.u8(kind::CLAIM);
+                write_u64(w, *mine);
+                write_u64(w, *other);
+            }
+            Message::AtRest { entity } => {
+                w.u8(kind::AT_REST);
+                write_u64(w, *entity);
+            }
+            Message::RightChanged {
+                entity,
+                holder,
+                epoch,
+            } => {
+                w.u8(kind::RIGHT_CHANGED);
+                write_u64(w, *entity);
+                write_u64(w, *holder as u64);
+                write_u64(w, *epoch as u64);
+            }
+            Message::ClaimRefused { entity, reason } => {
+                w.u8(kind::CLAIM_REFUSED);
+                write_u64(w, *entity);
+                w.u8(*reason);
+            }
         }
         Ok(())
     }
@@ -338,6 +403,33 @@ impl Message {
                 })?,
             },
             kind::KEEP_ALIVE => Message::KeepAlive,
+            kind::REGISTER => {
+                let entity = read_u64(&mut r, "entity")?;
+                let k = r.u8("entity kind")?;
+                if k > entity_kind::SERVER_OWNED {
+                    return Err(DecodeError::Invalid {
+                        field: "entity kind",
+                        reason: "unknown kind",
+                    });
+                }
+                Message::Register { entity, kind: k }
+            }
+            kind::CLAIM => Message::Claim {
+                mine: read_u64(&mut r, "mine")?,
+                other: read_u64(&mut r, "other")?,
+            },
+            kind::AT_REST => Message::AtRest {
+                entity: read_u64(&mut r, "entity")?,
+            },
+            kind::RIGHT_CHANGED => Message::RightChanged {
+                entity: read_u64(&mut r, "entity")?,
+                holder: read_bounded(&mut r, "holder", u32::MAX as u64)? as u32,
+                epoch: read_bounded(&mut r, "epoch", u32::MAX as u64)? as u32,
+            },
+            kind::CLAIM_REFUSED => Message::ClaimRefused {
+                entity: read_u64(&mut r, "entity")?,
+                reason: r.u8("reason")?,
+            },
             _ => {
                 return Err(DecodeError::Invalid {
                     field: "message type",
@@ -367,6 +459,7 @@ mod tests {
             teleport: entity % 7 == 0,
             age: if moving { 0.0123 } else { 0.0 },
             sequence: entity as u8,
+            epoch: 3,
         }
     }
 
@@ -402,6 +495,21 @@ mod tests {
                 reason: RemovalReason::OwnerLeft,
             },
             Message::KeepAlive,
+            Message::Register {
+                entity: 9,
+                kind: entity_kind::NEUTRAL,
+            },
+            Message::Claim { mine: 1, other: 2 },
+            Message::AtRest { entity: 3 },
+            Message::RightChanged {
+                entity: 4,
+                holder: 7,
+                epoch: 300,
+            },
+            Message::ClaimRefused {
+                entity: 5,
+                reason: 2,
+            },
         ];
         for m in messages {
             let mut w = Writer::new();
@@ -416,6 +524,7 @@ mod tests {
                         assert_eq!(x.teleport, y.teleport);
                         assert!((x.age - y.age).abs() < 1e-4);
                         assert_eq!(x.sequence, y.sequence);
+                        assert_eq!(x.epoch, y.epoch);
                     }
                 }
                 (Message::OwnedState { .. }, Message::OwnedState { .. }) => {}
@@ -433,10 +542,10 @@ mod tests {
         let mut w = Writer::new();
         update(1, true).encode(&mut w, &p).unwrap();
         let moving = w.len();
-        // id 1 + flags 1 + sequence 1 + position 3x(2..3) + rotation 4
-        // (+ age 2 when moving).
-        assert!(at_rest <= 15, "{at_rest}");
-        assert!(moving <= 29, "{moving}");
+        // id 1 + flags 1 + sequence 1 + epoch 1 + position 3x(2..3) +
+        // rotation 4 (+ age 2 when moving).
+        assert!(at_rest <= 16, "{at_rest}");
+        assert!(moving <= 30, "{moving}");
     }
 
     #[test]

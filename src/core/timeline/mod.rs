@@ -211,6 +211,26 @@ impl Timeline {
         Ok(())
     }
 
+    /// The entity was shown at `pose` by someone else (the engine's own
+    /// simulation, until its send right moved away): start from there and
+    /// blend into what the samples say, instead of jumping.
+    pub fn start_from(&mut self, entity: u64, pose: Pose) {
+        let Some(&i) = self.index.get(&entity) else {
+            return;
+        };
+        let mode = self.tracks[i].mode.unwrap_or(self.config.mode);
+        let Some(render) = self.tracks[i].last_render else {
+            return;
+        };
+        if !matches!(mode, Mode::Adaptive | Mode::Fixed) || self.tracks[i].is_empty() {
+            return;
+        }
+        let ctx = self.context(mode, render);
+        let track = &mut self.tracks[i];
+        let (raw, _) = track.read(&ctx);
+        track.fold_correction(pose, raw, self.config.snap_distance);
+    }
+
     /// Removes an entity.
     pub fn remove(&mut self, entity: u64) -> Result<(), TimelineError> {
         let i = self
