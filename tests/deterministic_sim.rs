@@ -296,7 +296,7 @@ fn simultaneous_claims_converge_on_one_holder_on_every_profile() {
         NetworkProfile::AVG,
         NetworkProfile::POOR,
     ] {
-        for seed in 1..=4 {
+        for seed in 1..=6 {
             let run = simulate_claims(seed, profile);
             let name = profile.name;
             // Everyone believes the same holder and epoch.
@@ -322,12 +322,11 @@ fn simultaneous_claims_converge_on_one_holder_on_every_profile() {
                 run.gained,
                 run.refused
             );
-            // Two send intervals plus one RTT (plus a frame of slack) on
-            // LAN, GOOD and AVG. POOR is stated looser: in some seeds a
-            // claimant misses every unreliable repeat of the change and
-            // waits for laminar's reliable resend (seconds); see the notes.
+            // Two send intervals plus one (minimum) RTT plus a frame on
+            // LAN, GOOD and AVG; POOR's jitter (+/-80 ms each way) and
+            // bursts of loss add up to a quarter second more.
             let agreed = run.agreed_after.expect("never agreed");
-            let slack = if name == "POOR" { 5.0 } else { 0.05 };
+            let slack = if name == "POOR" { 0.3 } else { 0.05 };
             let bound = 2.0 / 30.0 + run.rtt + slack;
             assert!(
                 agreed <= bound,

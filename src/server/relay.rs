@@ -100,14 +100,18 @@ pub struct Relay {
     stats: RelayStats,
     scratch: Vec<(f64, u64)>,
     rights: SendRights,
-    /// Recent right changes and how many more unreliable repeats each gets.
+    /// Recent right changes and how many send ticks ago each was made.
     repeats: Vec<(super::send_rights::RightChange, u8)>,
 }
 
-/// A right change also goes out unreliably on this many send ticks: a lost
-/// reliable message is only resent once laminar's ack window moves past
-/// it (seconds on a lossy link), and every client must agree at once.
-const RIGHT_REPEATS: u8 = 5;
+/// A right change also goes out unreliably on these send ticks after it
+/// (spaced out, so that one long burst of loss cannot take them all): a
+/// lost reliable message is only resent once laminar's ack window moves
+/// past it (seconds on a lossy link), and every client must agree at once.
+const RIGHT_REPEAT_TICKS: [u8; 5] = [1, 2, 4, 8, 16];
+/// How many unreliable repeats each right change gets.
+#[cfg(test)]
+const RIGHT_REPEATS: u8 = RIGHT_REPEAT_TICKS.len() as u8;
 
 impl Relay {
     pub fn new(config: RelayConfig) -> Self {
@@ -183,7 +187,7 @@ impl Relay {
         let changes: Vec<_> = self.rights.drain_changes().collect();
         for change in changes {
             self.repeats.retain(|(c, _)| c.entity != change.entity);
-            self.repeats.push((change, RIGHT_REPEATS));
+            self.repeats.push((change, 0));
             let payload = self.encode(&right_changed(change));
             for &client in self.clients.keys() {
                 self.outbox.push(Outgoing {
@@ -373,7 +377,11 @@ impl Relay {
     pub fn tick(&mut self, now: f64) {
         self.rights.tick(now);
         self.broadcast_rights();
-        for (change, left) in self.repeats.iter_mut() {
+        for (change, ticks) in self.repeats.iter_mut() {
+            *ticks += 1;
+            if !RIGHT_REPEAT_TICKS.contains(ticks) {
+                continue;
+            }
             let payload = {
                 let mut w = Writer::new();
                 let _ = right_changed(*change).encode(&mut w, &self.config.precision);
@@ -386,9 +394,9 @@ impl Relay {
                     payload: payload.clone(),
                 });
             }
-            *left -= 1;
         }
-        self.repeats.retain(|(_, left)| *left > 0);
+        let last = RIGHT_REPEAT_TICKS[RIGHT_REPEAT_TICKS.len() - 1];
+        self.repeats.retain(|(_, ticks)| *ticks < last);
         let ids: Vec<u32> = self.clients.keys().copied().collect();
         for client in ids {
             self.pack_for(client, now);
@@ -741,7 +749,7 @@ mod rights_tests {
         );
         let p = Precision::default();
         let mut unreliable_repeats = HashMap::new();
-        for k in 0..6 {
+        for k in 0..20 {
             relay.tick(1.0 + k as f64 * 0.033);
             for o in relay.drain() {
                 if let Ok(Message::RightChanged {
