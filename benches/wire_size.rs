@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 use netsync::core::pose::{Pose, Sample};
 use netsync::core::send_filter::{SendFilter, SendFilterConfig, SendPolicy};
 use netsync::server::relay::{Relay, RelayConfig};
-use netsync::wire::message::{EntityUpdate, Message};
+use netsync::wire::message::{EntityUpdate, Message, UpdatePacker};
 use netsync::wire::quantize::Precision;
 use netsync::wire::Writer;
 
@@ -74,18 +74,19 @@ fn scene(policy: SendPolicy, entities: u64, moving: u64, seconds: f64) -> Traffi
                     batch.push(EntityUpdate::from_sample(id, &sample));
                 }
             }
-            for chunk in batch.chunks(40) {
-                let mut w = Writer::new();
-                Message::OwnedState {
-                    server_time: t,
-                    updates: chunk.to_vec(),
-                }
-                .encode(&mut w, &p)
-                .unwrap();
+            // Packed as the client packs: by size within 1 200 bytes.
+            let mut packer = UpdatePacker::owned_state(t, 1200);
+            let mut w = Writer::new();
+            for update in &batch {
+                w.bytes.clear();
+                update.encode(&mut w, &p).unwrap();
+                packer.push(&w.bytes);
+            }
+            for message in packer.finish() {
                 if t >= warmup {
-                    up += w.len() + 28; // plus IP/UDP headers
+                    up += message.len() + 28; // plus IP/UDP headers
                 }
-                relay.receive(1, &w.bytes, t);
+                relay.receive(1, &message, t);
             }
             relay.tick(t);
             for out in relay.drain() {

@@ -22,7 +22,7 @@ use crate::net::handshake::ClientHandshake;
 use crate::net::laminar_socket::ClientSocket;
 use crate::net::raw_socket::{Conditioned, RawSocket, UdpTransport};
 use crate::server::relay_server::laminar_config;
-use crate::wire::message::{EntityUpdate, Message};
+use crate::wire::message::{EntityUpdate, Message, UpdatePacker};
 use crate::wire::quantize::Precision;
 use crate::wire::Writer;
 
@@ -536,47 +536,24 @@ fn encode(message: &Message, precision: &Precision) -> Vec<u8> {
 /// Largest owned-state datagram payload (safe MTU).
 const OWNED_STATE_MTU: usize = 1200;
 
-/// Owned-state messages of at most `OWNED_STATE_MTU` bytes each, packed by
-/// encoded size (an update that cannot be encoded is skipped and logged).
+/// Owned-state messages of at most `OWNED_STATE_MTU` bytes each (an
+/// update that cannot be encoded is skipped and logged).
 fn pack_owned_state(
     server_time: f64,
     updates: &[EntityUpdate],
     precision: &Precision,
 ) -> Vec<Vec<u8>> {
-    // Type, time and a count of up to three varint bytes.
-    const HEADER: usize = 1 + 8 + 3;
-    let mut out = Vec::new();
-    let mut batch: Vec<EntityUpdate> = Vec::new();
-    let mut size = HEADER;
+    let mut packer = UpdatePacker::owned_state(server_time, OWNED_STATE_MTU);
+    let mut w = Writer::new();
     for update in updates {
-        let mut w = Writer::new();
+        w.bytes.clear();
         if update.encode(&mut w, precision).is_err() {
             log::warn!(target: "netsync::client", "entity {}: state out of the wire's range, not sent", update.entity);
             continue;
         }
-        if size + w.len() > OWNED_STATE_MTU && !batch.is_empty() {
-            out.push(encode(
-                &Message::OwnedState {
-                    server_time,
-                    updates: std::mem::take(&mut batch),
-                },
-                precision,
-            ));
-            size = HEADER;
-        }
-        size += w.len();
-        batch.push(*update);
+        packer.push(&w.bytes);
     }
-    if !batch.is_empty() {
-        out.push(encode(
-            &Message::OwnedState {
-                server_time,
-                updates: batch,
-            },
-            precision,
-        ));
-    }
-    out
+    packer.finish()
 }
 
 #[cfg(test)]

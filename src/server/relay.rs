@@ -8,9 +8,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::send_rights::{EntityKind, RightsConfig, SendRights};
-use crate::wire::message::{entity_kind, EntityUpdate, Message, RemovalReason};
+use crate::wire::message::{entity_kind, EntityUpdate, Message, RemovalReason, UpdatePacker};
 use crate::wire::quantize::Precision;
-use crate::wire::varint::len_u64;
 use crate::wire::Writer;
 
 /// Relay settings.
@@ -44,9 +43,6 @@ impl Default for RelayConfig {
         }
     }
 }
-
-/// Bytes of a snapshot message before its updates: type, time, count.
-const SNAPSHOT_HEADER: usize = 1 + 8 + 3;
 
 /// One message for one client.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +96,8 @@ pub struct Relay {
     stats: RelayStats,
     scratch: Vec<(f64, u64)>,
     rights: SendRights,
+    /// Encoded updates of this send tick, shared by every client.
+    encoded: HashMap<u64, Vec<u8>>,
     /// Recent right changes and how many send ticks ago each was made.
     repeats: Vec<(super::send_rights::RightChange, u8)>,
 }
@@ -125,6 +123,7 @@ impl Relay {
             scratch: Vec::new(),
             rights: SendRights::new(config.rights),
             repeats: Vec::new(),
+            encoded: HashMap::new(),
         }
     }
 
@@ -397,6 +396,7 @@ impl Relay {
         }
         let last = RIGHT_REPEAT_TICKS[RIGHT_REPEAT_TICKS.len() - 1];
         self.repeats.retain(|(_, ticks)| *ticks < last);
+        self.encoded.clear();
         let ids: Vec<u32> = self.clients.keys().copied().collect();
         for client in ids {
             self.pack_for(client, now);
@@ -428,36 +428,32 @@ impl Relay {
         self.scratch
             .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut budget = self.config.budget_per_tick;
-        let mut packet = Writer::new();
-        let mut in_packet: Vec<&Entity> = Vec::new();
+        let mut packer = UpdatePacker::snapshot(now, self.config.mtu);
         let mut sent_now: Vec<(u64, u64)> = Vec::new();
-        let mut packets: Vec<Vec<u8>> = Vec::new();
         let p = self.config.precision;
-        let mtu_room = self.config.mtu.saturating_sub(SNAPSHOT_HEADER);
         for &(_, id) in &self.scratch {
             let e = &self.entities[&id];
-            let mut update = e.update;
-            update.age = (now - e.server_time).max(0.0);
-            let mut w = Writer::new();
-            if update.encode(&mut w, &p).is_err() {
+            // One encoding per entity per tick, shared by every client.
+            let encoded = self.encoded.entry(id).or_insert_with(|| {
+                let mut update = e.update;
+                update.age = (now - e.server_time).max(0.0);
+                let mut w = Writer::new();
+                match update.encode(&mut w, &p) {
+                    Ok(()) => w.bytes,
+                    Err(_) => Vec::new(),
+                }
+            });
+            if encoded.is_empty() {
                 continue;
             }
-            if packet.len() + w.len() > mtu_room && !in_packet.is_empty() {
-                packets.push(finish_snapshot(&packet, in_packet.len(), now));
-                packet = Writer::new();
-                in_packet.clear();
-            }
-            if w.len() > budget {
+            if encoded.len() > budget {
                 break;
             }
-            budget -= w.len();
-            packet.bytes(&w.bytes);
-            in_packet.push(e);
+            budget -= encoded.len();
+            packer.push(encoded);
             sent_now.push((id, e.version));
         }
-        if !in_packet.is_empty() {
-            packets.push(finish_snapshot(&packet, in_packet.len(), now));
-        }
+        let packets = packer.finish();
         if let Some(c) = self.clients.get_mut(&client) {
             for (id, version) in sent_now {
                 c.sent.insert(id, (version, now));
@@ -481,18 +477,6 @@ fn right_changed(change: super::send_rights::RightChange) -> Message {
         holder: change.holder.unwrap_or(0),
         epoch: change.epoch,
     }
-}
-
-/// A snapshot message around already-encoded updates, stamped with the
-/// relay's send time; each update carries its owner's stamp as an age.
-fn finish_snapshot(updates: &Writer, count: usize, now: f64) -> Vec<u8> {
-    let mut w = Writer::with(Vec::with_capacity(SNAPSHOT_HEADER + updates.len()));
-    w.u8(2); // Message::Snapshot
-    w.f64(now);
-    crate::wire::varint::write_u64(&mut w, count as u64);
-    debug_assert!(len_u64(count as u64) <= 3);
-    w.bytes(&updates.bytes);
-    w.bytes
 }
 
 #[cfg(test)]

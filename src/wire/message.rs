@@ -442,6 +442,74 @@ impl Message {
     }
 }
 
+/// Bytes of a Snapshot or OwnedState message before its updates: type,
+/// time and a count of up to three varint bytes.
+pub const UPDATES_HEADER: usize = 1 + 8 + 3;
+
+/// Packs already-encoded entity updates into Snapshot or OwnedState
+/// messages of at most `mtu` bytes each, without encoding anything twice.
+#[derive(Debug)]
+pub struct UpdatePacker {
+    kind: u8,
+    time: f64,
+    mtu: usize,
+    body: Vec<u8>,
+    count: usize,
+    out: Vec<Vec<u8>>,
+}
+
+impl UpdatePacker {
+    /// Relay -> client snapshots stamped `time`.
+    pub fn snapshot(time: f64, mtu: usize) -> Self {
+        Self::new(kind::SNAPSHOT, time, mtu)
+    }
+
+    /// Client -> relay owned state stamped `time`.
+    pub fn owned_state(time: f64, mtu: usize) -> Self {
+        Self::new(kind::OWNED_STATE, time, mtu)
+    }
+
+    fn new(kind: u8, time: f64, mtu: usize) -> Self {
+        UpdatePacker {
+            kind,
+            time,
+            mtu,
+            body: Vec::new(),
+            count: 0,
+            out: Vec::new(),
+        }
+    }
+
+    /// Adds one encoded update, starting a new message when it would not fit.
+    pub fn push(&mut self, encoded: &[u8]) {
+        if self.count > 0 && UPDATES_HEADER + self.body.len() + encoded.len() > self.mtu {
+            self.flush();
+        }
+        self.body.extend_from_slice(encoded);
+        self.count += 1;
+    }
+
+    fn flush(&mut self) {
+        if self.count == 0 {
+            return;
+        }
+        let mut w = Writer::with(Vec::with_capacity(UPDATES_HEADER + self.body.len()));
+        w.u8(self.kind);
+        w.f64(self.time);
+        write_u64(&mut w, self.count as u64);
+        w.bytes(&self.body);
+        self.out.push(w.bytes);
+        self.body.clear();
+        self.count = 0;
+    }
+
+    /// The messages, in order.
+    pub fn finish(mut self) -> Vec<Vec<u8>> {
+        self.flush();
+        self.out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -531,6 +599,33 @@ mod tests {
                 _ => assert_eq!(m, back),
             }
         }
+    }
+
+    #[test]
+    fn packer_splits_within_the_mtu_and_decodes() {
+        let p = Precision::default();
+        let mut packer = UpdatePacker::owned_state(5.0, 120);
+        for i in 0..20 {
+            let mut w = Writer::new();
+            update(i, true).encode(&mut w, &p).unwrap();
+            packer.push(&w.bytes);
+        }
+        let messages = packer.finish();
+        assert!(messages.len() > 1);
+        let mut seen = 0;
+        for m in &messages {
+            assert!(m.len() <= 120, "{}", m.len());
+            let Message::OwnedState {
+                updates,
+                server_time,
+            } = Message::decode(m, &p).unwrap()
+            else {
+                panic!()
+            };
+            assert_eq!(server_time, 5.0);
+            seen += updates.len();
+        }
+        assert_eq!(seen, 20);
     }
 
     #[test]
