@@ -82,10 +82,11 @@ pub struct Client {
     client_id: u32,
     /// Send rights as announced: holder (0 nobody) and epoch.
     rights: HashMap<u64, (u32, u32)>,
-    /// Neutral objects claimed and not yet granted or refused.
-    claiming: HashSet<u64>,
-    /// The epoch a grant of each pending claim would carry.
-    claim_epochs: HashMap<u64, u32>,
+    /// Neutral objects claimed and not yet granted or refused, with the
+    /// epoch a grant would carry.
+    claims: HashMap<u64, u32>,
+    /// Neutral objects the relay says this client holds.
+    held: HashSet<u64>,
     /// The last pose the engine set per entity it simulates (to blend from
     /// when the right moves away).
     last_local: HashMap<u64, crate::core::pose::Pose>,
@@ -143,8 +144,8 @@ impl Client {
             sequences: HashMap::new(),
             client_id: 0,
             rights: HashMap::new(),
-            claiming: HashSet::new(),
-            claim_epochs: HashMap::new(),
+            claims: HashMap::new(),
+            held: HashSet::new(),
             last_local: HashMap::new(),
         };
         Ok((client, driver))
@@ -187,12 +188,8 @@ impl Client {
     /// `entity`: simulate it locally and set its state.
     pub fn holds(&self, entity: u64) -> bool {
         self.owned.contains(&entity)
-            || self.claiming.contains(&entity)
-            || (self.client_id != 0
-                && self
-                    .rights
-                    .get(&entity)
-                    .is_some_and(|r| r.0 == self.client_id))
+            || self.claims.contains_key(&entity)
+            || self.held.contains(&entity)
     }
 
     /// `mine` (an entity this client controls) hit the neutral object
@@ -206,9 +203,8 @@ impl Client {
         if self.holds(other) {
             return Ok(());
         }
-        self.claiming.insert(other);
         let expected = self.rights.get(&other).map_or(1, |r| r.1.wrapping_add(1));
-        self.claim_epochs.insert(other, expected);
+        self.claims.insert(other, expected);
         let _ = self.to_network.send(ToNetwork::Claim { mine, other });
         Ok(())
     }
@@ -329,10 +325,15 @@ impl Client {
                     }
                     // Send rights and ids belong to the old relay.
                     self.rights.clear();
-                    for entity in self.claiming.drain().collect::<Vec<_>>() {
+                    let dropped: Vec<u64> = self
+                        .claims
+                        .drain()
+                        .map(|(e, _)| e)
+                        .chain(self.held.drain())
+                        .collect();
+                    for entity in dropped {
                         self.events.push_back(ClientEvent::RightLost { entity });
                     }
-                    self.claim_epochs.clear();
                     self.stale = Some((now + RECONNECT_GRACE, known));
                 }
                 FromNetwork::Right {
@@ -341,8 +342,7 @@ impl Client {
                     epoch,
                 } => self.on_right(entity, holder, epoch),
                 FromNetwork::Refused { entity, reason } => {
-                    self.claim_epochs.remove(&entity);
-                    if self.claiming.remove(&entity) {
+                    if self.claims.remove(&entity).is_some() {
                         self.give_back(entity);
                         self.events
                             .push_back(ClientEvent::RightRefused { entity, reason });
@@ -369,37 +369,40 @@ impl Client {
                 return;
             }
         }
-        let claiming = self.claiming.contains(&entity);
-        let held_before = self.client_id != 0
-            && self
-                .rights
-                .get(&entity)
-                .is_some_and(|r| r.0 == self.client_id);
+        let claim = self.claims.get(&entity).copied();
+        let held_before = self.held.contains(&entity);
         self.rights.insert(entity, (holder, epoch));
         let mine_now = self.client_id != 0 && holder == self.client_id;
         if mine_now {
-            self.claiming.remove(&entity);
-            self.claim_epochs.remove(&entity);
-            if claiming || !held_before {
+            self.claims.remove(&entity);
+            // Controlled entities are ours anyway; only neutral ones move.
+            if !self.owned.contains(&entity) {
+                self.held.insert(entity);
+            }
+            if claim.is_some() || !held_before {
                 self.events.push_back(ClientEvent::RightGained { entity });
             }
-        } else if claiming {
+            return;
+        }
+        self.held.remove(&entity);
+        match claim {
             // Someone else got the epoch our claim aimed at: the relay
             // orders claims, so ours lost, whatever its own answer (which
             // may be slow to come) says. Stop simulating now.
-            let aimed = self.claim_epochs.get(&entity).copied().unwrap_or(epoch);
-            if (epoch.wrapping_sub(aimed) as i32) >= 0 {
-                self.claiming.remove(&entity);
-                self.claim_epochs.remove(&entity);
+            Some(aimed) if (epoch.wrapping_sub(aimed) as i32) >= 0 => {
+                self.claims.remove(&entity);
                 self.give_back(entity);
                 self.events.push_back(ClientEvent::RightRefused {
                     entity,
                     reason: crate::server::send_rights::Refusal::Cooldown.code(),
                 });
             }
-        } else if held_before && !self.owned.contains(&entity) {
-            self.give_back(entity);
-            self.events.push_back(ClientEvent::RightLost { entity });
+            Some(_) => {}
+            None if held_before => {
+                self.give_back(entity);
+                self.events.push_back(ClientEvent::RightLost { entity });
+            }
+            None => {}
         }
     }
 
@@ -451,19 +454,19 @@ impl Client {
         }
         self.update_rates(now, &stats);
         // What this client simulates itself is not shown from the network.
+        // Owned entities never enter the timeline; held or claimed neutral
+        // objects may, and are few: no lookup at all when there are none.
+        if self.claims.is_empty() && self.held.is_empty() {
+            return self
+                .timeline
+                .tick_with(now, visit)
+                .map_err(ClientError::Timeline);
+        }
         let mut shown = 0;
-        let client_id = self.client_id;
-        let owned = &self.owned;
-        let claiming = &self.claiming;
-        let rights = &self.rights;
-        let local = |e: u64| {
-            owned.contains(&e)
-                || claiming.contains(&e)
-                || (client_id != 0 && rights.get(&e).is_some_and(|r| r.0 == client_id))
-        };
+        let (claims, held) = (&self.claims, &self.held);
         self.timeline
             .tick_with(now, |_, s| {
-                if !local(s.entity) {
+                if !claims.contains_key(&s.entity) && !held.contains(&s.entity) {
                     visit(shown, s);
                     shown += 1;
                 }
