@@ -86,9 +86,8 @@ impl RawSocket for MemorySocket {
             .or_else(|| s.profiles.get(&to))
             .copied()
             .unwrap_or(NetworkProfile::NONE);
-        let seed = s.seed
-            ^ (u16::from_le_bytes(self.addr.port().to_le_bytes()) as u64) << 16
-            ^ to.port() as u64;
+        // One seeded link per direction of each pair.
+        let seed = s.seed ^ (self.addr.port() as u64) << 16 ^ to.port() as u64;
         let link = s
             .links
             .entry((self.addr, to))

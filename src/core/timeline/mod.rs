@@ -39,6 +39,17 @@ pub struct Shown {
     pub flags: u32,
 }
 
+/// What one frame's samples are inserted with.
+#[derive(Clone, Copy, Debug)]
+struct FrameArrival {
+    /// Client time of arrival.
+    now: f64,
+    /// Clock offset in use (`server - client`).
+    offset: f64,
+    /// Newest frame time seen before this frame.
+    coverage_before: f64,
+}
+
 /// Why a timeline call was refused. Nothing changed when it is returned.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TimelineError {
@@ -367,9 +378,13 @@ impl Timeline {
             self.fold_coverage_change(previous_coverage);
         }
 
-        let predicted_now = now + offset + self.config.prediction_lead;
+        let arrival = FrameArrival {
+            now,
+            offset,
+            coverage_before: previous_coverage.unwrap_or(f64::NEG_INFINITY),
+        };
         for (entity, sample) in samples {
-            self.insert_sample(*entity, *sample, now, predicted_now, previous_coverage);
+            self.insert_sample(*entity, *sample, &arrival);
         }
         Ok(())
     }
@@ -408,14 +423,12 @@ impl Timeline {
         }
     }
 
-    fn insert_sample(
-        &mut self,
-        entity: u64,
-        sample: Sample,
-        now: f64,
-        predicted_now: f64,
-        coverage_before: Option<f64>,
-    ) {
+    fn insert_sample(&mut self, entity: u64, sample: Sample, arrival: &FrameArrival) {
+        let FrameArrival {
+            now,
+            offset: clock_offset,
+            coverage_before,
+        } = *arrival;
         self.stats.samples += 1;
         let i = match self.index.get(&entity) {
             Some(&i) => i,
@@ -441,19 +454,11 @@ impl Timeline {
         let max_samples = self.config.max_samples_per_entity;
         let track = &mut self.tracks[i];
         let previous_newest = track.newest().map(|s| s.server_time);
-        let clock_offset = self
-            .external_offset
-            .or_else(|| self.arrival.offset())
-            .unwrap_or(0.0);
         let before = match (&ctx, track.is_empty()) {
             (Some(c), false) => Some(track.read(c).0),
             _ => None,
         };
-        let outcome = track.insert(
-            sample,
-            max_samples,
-            coverage_before.unwrap_or(f64::NEG_INFINITY),
-        );
+        let outcome = track.insert(sample, max_samples, coverage_before);
         match outcome {
             Inserted::Duplicate => self.stats.samples_duplicate += 1,
             Inserted::TooOld => self.stats.samples_too_old += 1,
@@ -474,6 +479,7 @@ impl Timeline {
                     }
                 }
                 if outcome == Inserted::Newest && mode == Mode::Predicted {
+                    let predicted_now = now + clock_offset + self.config.prediction_lead;
                     let latency = (predicted_now - sample.server_time).max(0.0) as f32;
                     track.retarget(now, latency, &self.config);
                 }
