@@ -5,7 +5,7 @@
 use std::hash::{Hash, Hasher};
 
 use glam::{Quat, Vec3};
-use netsync::client::{Client, ClientConfig, ClientEvent, SocketFactory};
+use netsync::client::{Client, ClientConfig, ClientDriver, ClientEvent, SocketFactory};
 use netsync::core::timeline::Mode;
 use netsync::core::Sample;
 use netsync::net::clock::NetClock;
@@ -22,6 +22,43 @@ fn circle(id: u64, t: f64) -> (Vec3, Vec3) {
     )
 }
 
+/// A relay and clients on one in-memory network and manual clock, every
+/// client's traffic through `profile`.
+struct World {
+    clock: NetClock,
+    relay: RelayDriver<netsync::net::memory::MemorySocket>,
+    sims: Vec<(Client, ClientDriver)>,
+}
+
+impl World {
+    fn new(seed: u64, profile: NetworkProfile, clients: usize) -> World {
+        let clock = NetClock::manual();
+        let net = MemoryNetwork::new(clock.clone(), seed);
+        let relay_socket = net.socket();
+        let relay_addr = relay_socket.local_addr().unwrap();
+        let relay = RelayDriver::new(
+            relay_socket,
+            RelayServerConfig {
+                bind: relay_addr,
+                ..Default::default()
+            },
+            clock.clone(),
+        );
+        let sims = (0..clients)
+            .map(|_| {
+                let network = net.clone();
+                let factory: SocketFactory = Box::new(move |_| {
+                    let s = network.socket();
+                    network.set_profile(s.local_addr()?, profile);
+                    Ok(Box::new(s) as Box<dyn RawSocket>)
+                });
+                Client::driven(ClientConfig::new(relay_addr), clock.clone(), factory).unwrap()
+            })
+            .collect();
+        World { clock, relay, sims }
+    }
+}
+
 struct Outcome {
     /// Alignment errors after warm-up, all clients.
     errors: Vec<f32>,
@@ -33,30 +70,13 @@ struct Outcome {
 }
 
 fn simulate(seed: u64, profile: NetworkProfile, clients: usize, seconds: f64) -> Outcome {
-    let clock = NetClock::manual();
-    let net = MemoryNetwork::new(clock.clone(), seed);
-    let relay_socket = net.socket();
-    let relay_addr = relay_socket.local_addr().unwrap();
-    let mut relay = RelayDriver::new(
-        relay_socket,
-        RelayServerConfig {
-            bind: relay_addr,
-            ..Default::default()
-        },
-        clock.clone(),
-    );
-    let mut sims = Vec::new();
-    for i in 0..clients {
-        let network = net.clone();
-        let factory: SocketFactory = Box::new(move |_| {
-            let s = network.socket();
-            network.set_profile(s.local_addr()?, profile);
-            Ok(Box::new(s) as Box<dyn RawSocket>)
-        });
-        let (mut client, driver) =
-            Client::driven(ClientConfig::new(relay_addr), clock.clone(), factory).unwrap();
+    let World {
+        clock,
+        mut relay,
+        mut sims,
+    } = World::new(seed, profile, clients);
+    for (i, (client, _)) in sims.iter_mut().enumerate() {
         client.register(100 + i as u64).unwrap();
-        sims.push((client, driver));
     }
     let mut errors = Vec::new();
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -182,28 +202,11 @@ struct ClaimRun {
 
 fn simulate_claims(seed: u64, profile: NetworkProfile) -> ClaimRun {
     use netsync::server::send_rights::EntityKind;
-    let clock = NetClock::manual();
-    let net = MemoryNetwork::new(clock.clone(), seed);
-    let relay_socket = net.socket();
-    let relay_addr = relay_socket.local_addr().unwrap();
-    let mut relay = RelayDriver::new(
-        relay_socket,
-        RelayServerConfig {
-            bind: relay_addr,
-            ..Default::default()
-        },
-        clock.clone(),
-    );
-    let mut sims = Vec::new();
-    for _ in 0..3 {
-        let network = net.clone();
-        let factory: SocketFactory = Box::new(move |_| {
-            let s = network.socket();
-            network.set_profile(s.local_addr()?, profile);
-            Ok(Box::new(s) as Box<dyn RawSocket>)
-        });
-        sims.push(Client::driven(ClientConfig::new(relay_addr), clock.clone(), factory).unwrap());
-    }
+    let World {
+        clock,
+        mut relay,
+        mut sims,
+    } = World::new(seed, profile, 3);
     let cars = [10u64, 20, 30];
     let hit_at = 4.0;
     let step = 0.002;
