@@ -527,10 +527,9 @@ impl ClientDriver {
     }
 }
 
+/// A control message's bytes (they carry no value that can fail).
 fn encode(message: &Message, precision: &Precision) -> Vec<u8> {
-    let mut w = Writer::new();
-    let _ = message.encode(&mut w, precision);
-    w.bytes
+    message.to_bytes(precision).unwrap_or_default()
 }
 
 /// Largest owned-state datagram payload (safe MTU).

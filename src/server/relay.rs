@@ -98,8 +98,9 @@ pub struct Relay {
     rights: SendRights,
     /// Encoded updates of this send tick, shared by every client.
     encoded: HashMap<u64, Vec<u8>>,
-    /// Recent right changes and how many send ticks ago each was made.
-    repeats: Vec<(super::send_rights::RightChange, u8)>,
+    /// Recent right changes: (entity, encoded RightChanged, send ticks
+    /// since the change).
+    repeats: Vec<(u64, Vec<u8>, u8)>,
 }
 
 /// A right change also goes out unreliably on these send ticks after it
@@ -143,11 +144,9 @@ impl Relay {
         self.outbox.drain(..)
     }
 
+    /// A control message's bytes (they carry no value that can fail).
     fn encode(&self, message: &Message) -> Vec<u8> {
-        let mut w = Writer::new();
-        // Control messages carry no quantized values that can fail.
-        let _ = message.encode(&mut w, &self.config.precision);
-        w.bytes
+        message.to_bytes(&self.config.precision).unwrap_or_default()
     }
 
     /// A client was admitted at relay time `now`: welcome it; it will get
@@ -185,9 +184,10 @@ impl Relay {
     fn broadcast_rights(&mut self) {
         let changes: Vec<_> = self.rights.drain_changes().collect();
         for change in changes {
-            self.repeats.retain(|(c, _)| c.entity != change.entity);
-            self.repeats.push((change, 0));
             let payload = self.encode(&right_changed(change));
+            self.repeats
+                .retain(|(entity, _, _)| *entity != change.entity);
+            self.repeats.push((change.entity, payload.clone(), 0));
             for &client in self.clients.keys() {
                 self.outbox.push(Outgoing {
                     client,
@@ -376,16 +376,11 @@ impl Relay {
     pub fn tick(&mut self, now: f64) {
         self.rights.tick(now);
         self.broadcast_rights();
-        for (change, ticks) in self.repeats.iter_mut() {
+        for (_, payload, ticks) in self.repeats.iter_mut() {
             *ticks += 1;
             if !RIGHT_REPEAT_TICKS.contains(ticks) {
                 continue;
             }
-            let payload = {
-                let mut w = Writer::new();
-                let _ = right_changed(*change).encode(&mut w, &self.config.precision);
-                w.bytes
-            };
             for &client in self.clients.keys() {
                 self.outbox.push(Outgoing {
                     client,
@@ -395,7 +390,7 @@ impl Relay {
             }
         }
         let last = RIGHT_REPEAT_TICKS[RIGHT_REPEAT_TICKS.len() - 1];
-        self.repeats.retain(|(_, ticks)| *ticks < last);
+        self.repeats.retain(|(_, _, ticks)| *ticks < last);
         self.encoded.clear();
         let ids: Vec<u32> = self.clients.keys().copied().collect();
         for client in ids {

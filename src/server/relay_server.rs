@@ -17,7 +17,6 @@ use crate::net::laminar_socket::{GateStats, RelaySocket};
 use crate::net::raw_socket::{RawSocket, UdpTransport};
 use crate::net::worker::Worker;
 use crate::wire::message::Message;
-use crate::wire::Writer;
 
 /// Settings of a running relay.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -141,11 +140,9 @@ pub struct RelayDriver<R: RawSocket> {
 impl<R: RawSocket> RelayDriver<R> {
     pub fn new(socket: R, config: RelayServerConfig, clock: NetClock) -> Self {
         let socket = RelaySocket::new(socket, config.max_clients, clock.clone());
-        let keepalive = {
-            let mut w = Writer::new();
-            let _ = Message::KeepAlive.encode(&mut w, &config.relay.precision);
-            w.bytes
-        };
+        let keepalive = Message::KeepAlive
+            .to_bytes(&config.relay.precision)
+            .unwrap_or_default();
         RelayDriver {
             manager: ConnectionManager::new(socket, laminar_config(config.idle_timeout)),
             relay: Relay::new(config.relay),

@@ -341,6 +341,14 @@ impl Message {
         Ok(())
     }
 
+    /// The encoding as a new buffer. Only updates can fail to encode (a
+    /// value out of the wire's range); control messages never do.
+    pub fn to_bytes(&self, p: &Precision) -> Result<Vec<u8>, QuantizeError> {
+        let mut w = Writer::new();
+        self.encode(&mut w, p)?;
+        Ok(w.bytes)
+    }
+
     /// Decodes exactly one message from `bytes`.
     pub fn decode(bytes: &[u8], p: &Precision) -> Result<Message, DecodeError> {
         let mut r = Reader::new(bytes);
