@@ -26,6 +26,10 @@ command -v gcc >/dev/null || missing+=(gcc)
 command -v g++ >/dev/null || missing+=(g++)
 command -v nm >/dev/null || missing+=(binutils)
 command -v valgrind >/dev/null || missing+=(valgrind)
+# Mono compiles and runs the Unity package's engine-independent C# against
+# the real library (tests/csharp.rs).
+command -v mcs >/dev/null || missing+=(mono-mcs)
+command -v mono >/dev/null || missing+=(mono-runtime)
 if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
 for component in rustfmt clippy; do
     if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
