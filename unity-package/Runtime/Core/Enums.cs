@@ -1,0 +1,166 @@
+// Typed views of the NETSYNC_* constants. Every value comes from the
+// generated NativeMethods constants, so the two cannot drift; the Mono
+// harness checks that every constant of each group has a member here.
+using System;
+using Netsync.Native;
+
+namespace Netsync
+{
+    /// <summary>Connection state of a <see cref="SyncClient"/>.</summary>
+    public enum ConnectionState : uint
+    {
+        Connecting = NativeMethods.NETSYNC_STATE_CONNECTING,
+        Connected = NativeMethods.NETSYNC_STATE_CONNECTED,
+        Disconnected = NativeMethods.NETSYNC_STATE_DISCONNECTED,
+    }
+
+    /// <summary>What a <see cref="NetsyncClientEvent"/> reports.</summary>
+    public enum ClientEventKind : uint
+    {
+        Connected = NativeMethods.NETSYNC_EVENT_CONNECTED,
+        Reconnected = NativeMethods.NETSYNC_EVENT_RECONNECTED,
+        Disconnected = NativeMethods.NETSYNC_EVENT_DISCONNECTED,
+        EntityAppeared = NativeMethods.NETSYNC_EVENT_ENTITY_APPEARED,
+        EntityRemoved = NativeMethods.NETSYNC_EVENT_ENTITY_REMOVED,
+        /// <summary>This client now holds the send right: simulate the entity.</summary>
+        RightGained = NativeMethods.NETSYNC_EVENT_RIGHT_GAINED,
+        /// <summary>Another client (or nobody) holds it now: stop simulating it.</summary>
+        RightLost = NativeMethods.NETSYNC_EVENT_RIGHT_LOST,
+        /// <summary>The relay refused this client's claim (see <see cref="ClaimRefusal"/>).</summary>
+        RightRefused = NativeMethods.NETSYNC_EVENT_RIGHT_REFUSED,
+    }
+
+    /// <summary>Send-right kind of an entity this client registers.</summary>
+    public enum EntityKind : uint
+    {
+        /// <summary>This client's for good (a player's avatar or car).</summary>
+        Controlled = NativeMethods.NETSYNC_KIND_CONTROLLED,
+        /// <summary>Shared physics object: simulated by whoever holds its right.</summary>
+        Neutral = NativeMethods.NETSYNC_KIND_NEUTRAL,
+        /// <summary>Only the server moves it.</summary>
+        ServerOwned = NativeMethods.NETSYNC_KIND_SERVER_OWNED,
+    }
+
+    /// <summary>Why the relay refused a claim.</summary>
+    public enum ClaimRefusal : uint
+    {
+        None = 0,
+        UnknownEntity = NativeMethods.NETSYNC_CLAIM_UNKNOWN_ENTITY,
+        Conflict = NativeMethods.NETSYNC_CLAIM_CONFLICT,
+        NotNeutral = NativeMethods.NETSYNC_CLAIM_NOT_NEUTRAL,
+        NotYourController = NativeMethods.NETSYNC_CLAIM_NOT_YOUR_CONTROLLER,
+        Cooldown = NativeMethods.NETSYNC_CLAIM_COOLDOWN,
+        AlreadyHolder = NativeMethods.NETSYNC_CLAIM_ALREADY_HOLDER,
+        NotHolder = NativeMethods.NETSYNC_CLAIM_NOT_HOLDER,
+    }
+
+    /// <summary>Why a client lost (or never got) its connection.</summary>
+    public enum DisconnectReason : uint
+    {
+        None = NativeMethods.NETSYNC_REASON_NONE,
+        ConnectTimeout = NativeMethods.NETSYNC_REASON_CONNECT_TIMEOUT,
+        RelayTimeout = NativeMethods.NETSYNC_REASON_RELAY_TIMEOUT,
+        VersionMismatch = NativeMethods.NETSYNC_REASON_VERSION_MISMATCH,
+        RelayFull = NativeMethods.NETSYNC_REASON_RELAY_FULL,
+        Closed = NativeMethods.NETSYNC_REASON_CLOSED,
+    }
+
+    /// <summary>Simulated networks a client's traffic can go through (tests, demos).</summary>
+    public enum NetworkProfile : uint
+    {
+        None = NativeMethods.NETSYNC_NETWORK_NONE,
+        Lan = NativeMethods.NETSYNC_NETWORK_LAN,
+        Good = NativeMethods.NETSYNC_NETWORK_GOOD,
+        Average = NativeMethods.NETSYNC_NETWORK_AVG,
+        Poor = NativeMethods.NETSYNC_NETWORK_POOR,
+        Spiky = NativeMethods.NETSYNC_NETWORK_SPIKY,
+        Hostile = NativeMethods.NETSYNC_NETWORK_HOSTILE,
+    }
+
+    /// <summary>Most verbose log level passed to the log handler.</summary>
+    public enum NetsyncLogLevel : uint
+    {
+        Off = NativeMethods.NETSYNC_LOG_OFF,
+        Error = NativeMethods.NETSYNC_LOG_ERROR,
+        Warn = NativeMethods.NETSYNC_LOG_WARN,
+        Info = NativeMethods.NETSYNC_LOG_INFO,
+        Debug = NativeMethods.NETSYNC_LOG_DEBUG,
+        Trace = NativeMethods.NETSYNC_LOG_TRACE,
+    }
+
+    /// <summary>How remote entities are shown (see docs/sync-core.md).</summary>
+    public enum InterpolationMode : uint
+    {
+        /// <summary>S1: a fixed number of frames behind the newest.</summary>
+        Literal = NativeMethods.NETSYNC_MODE_LITERAL,
+        /// <summary>Delay adapted to the network (the default).</summary>
+        Adaptive = NativeMethods.NETSYNC_MODE_ADAPTIVE,
+        /// <summary>A fixed delay behind the estimated server clock.</summary>
+        Fixed = NativeMethods.NETSYNC_MODE_FIXED,
+        /// <summary>The baseline of today's Unity libraries (a buffer of send intervals).</summary>
+        Buffered = NativeMethods.NETSYNC_MODE_BUFFERED,
+        /// <summary>Dead reckoning to the present with S4 smoothing.</summary>
+        Predicted = NativeMethods.NETSYNC_MODE_PREDICTED,
+        /// <summary>Per-entity mode only: follow the timeline's mode.</summary>
+        Inherit = NativeMethods.NETSYNC_MODE_INHERIT,
+    }
+
+    /// <summary>Order of dead reckoning.</summary>
+    public enum PredictionOrder : uint
+    {
+        First = NativeMethods.NETSYNC_ORDER_FIRST,
+        Second = NativeMethods.NETSYNC_ORDER_SECOND,
+    }
+
+    /// <summary>Smoothing curve of predicted mode.</summary>
+    public enum SmoothingKind : uint
+    {
+        Snap = NativeMethods.NETSYNC_SMOOTHING_SNAP,
+        Linear = NativeMethods.NETSYNC_SMOOTHING_LINEAR,
+        Bezier = NativeMethods.NETSYNC_SMOOTHING_BEZIER,
+        Exponential = NativeMethods.NETSYNC_SMOOTHING_EXPONENTIAL,
+    }
+
+    /// <summary>When an owned entity's state is worth sending.</summary>
+    public enum SendPolicy : uint
+    {
+        Always = NativeMethods.NETSYNC_SEND_ALWAYS,
+        OnChange = NativeMethods.NETSYNC_SEND_ON_CHANGE,
+        DeadReckoning = NativeMethods.NETSYNC_SEND_DEAD_RECKONING,
+    }
+
+    /// <summary>What <see cref="SendFilter.Update"/> decided. Only <see cref="Skip"/> means "do not send".</summary>
+    public enum SendDecision : uint
+    {
+        Skip = NativeMethods.NETSYNC_DECISION_SKIP,
+        First = NativeMethods.NETSYNC_DECISION_FIRST,
+        Always = NativeMethods.NETSYNC_DECISION_ALWAYS,
+        Changed = NativeMethods.NETSYNC_DECISION_CHANGED,
+        Heartbeat = NativeMethods.NETSYNC_DECISION_HEARTBEAT,
+        Teleport = NativeMethods.NETSYNC_DECISION_TELEPORT,
+    }
+
+    /// <summary>Bits of <see cref="NetsyncSample"/>.flags.</summary>
+    [Flags]
+    public enum SampleFlags : uint
+    {
+        None = 0,
+        HasVelocity = NativeMethods.NETSYNC_SAMPLE_HAS_VELOCITY,
+        HasAngularVelocity = NativeMethods.NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY,
+        /// <summary>The entity jumped here: snap, do not sweep.</summary>
+        Teleport = NativeMethods.NETSYNC_SAMPLE_TELEPORT,
+        /// <summary>States before this one were lost in transit.</summary>
+        AfterGap = NativeMethods.NETSYNC_SAMPLE_AFTER_GAP,
+    }
+
+    /// <summary>Bits of <see cref="NetsyncTransform"/>.flags.</summary>
+    [Flags]
+    public enum TransformFlags : uint
+    {
+        None = 0,
+        Extrapolated = NativeMethods.NETSYNC_TRANSFORM_EXTRAPOLATED,
+        Held = NativeMethods.NETSYNC_TRANSFORM_HELD,
+        Predicted = NativeMethods.NETSYNC_TRANSFORM_PREDICTED,
+        Blending = NativeMethods.NETSYNC_TRANSFORM_BLENDING,
+    }
+}

@@ -1,0 +1,99 @@
+using System;
+using Netsync.Native;
+
+namespace Netsync
+{
+    /// <summary>
+    /// A relay embedded in this process (a host or a dedicated server) on a
+    /// thread of its own. Dispose stops and joins it. Partial: each group of
+    /// native calls lives in a file of its own (RelayServer.*.cs).
+    /// </summary>
+    public sealed unsafe partial class RelayServer : IDisposable
+    {
+        readonly ServerHandle _handle;
+
+        RelayServer(ServerHandle handle)
+        {
+            _handle = handle;
+            NetsyncRuntime.Track(this);
+        }
+
+        /// <summary>Starts a relay with default settings on <paramref name="port"/> (0 picks a free one).</summary>
+        public static RelayServer Start(ushort port, string bindIp = "0.0.0.0")
+        {
+            var config = NetsyncServerConfig.CreateDefault();
+            config.port = port;
+            return Start(config, bindIp);
+        }
+
+        /// <summary>Starts a relay and returns once its socket is bound.</summary>
+        /// <param name="config">Start from <see cref="NetsyncServerConfig.CreateDefault"/>.</param>
+        /// <param name="bindIp">"0.0.0.0", "127.0.0.1", "::"; null means "0.0.0.0".</param>
+        /// <exception cref="NetsyncException">NETSYNC_ERR_IO when the port is taken,
+        /// NETSYNC_ERR_INVALID_ARGUMENT for a bad address or setting.</exception>
+        public static RelayServer Start(NetsyncServerConfig config, string bindIp = "0.0.0.0")
+        {
+            NetsyncLibrary.EnsureCompatible();
+            var ip = bindIp == null ? null : Utf8.ToNative(bindIp, "bindIp");
+            var handle = new ServerHandle();
+            NetsyncServer* native = null;
+            NetsyncResult result;
+            fixed (byte* b = ip)
+            {
+                result = NativeMethods.netsync_server_start(&config, b, &native);
+            }
+            if (result != NetsyncResult.NETSYNC_OK)
+            {
+                handle.Dispose();
+                throw NetsyncLibrary.Failure(result);
+            }
+            handle.Adopt((IntPtr)native);
+            return new RelayServer(handle);
+        }
+
+        /// <summary>The native handle, for calls through <see cref="NativeMethods"/> directly.</summary>
+        public ServerHandle Handle
+        {
+            get { return _handle; }
+        }
+
+        public bool IsDisposed
+        {
+            get { return _handle.IsClosed; }
+        }
+
+        /// <summary>The UDP port the relay listens on.</summary>
+        public ushort Port
+        {
+            get
+            {
+                ushort port;
+                using (var l = _handle.Acquire())
+                {
+                    NetsyncLibrary.Check(NativeMethods.netsync_server_port((NetsyncServer*)l.Pointer, &port));
+                }
+                return port;
+            }
+        }
+
+        public NetsyncServerStats Stats
+        {
+            get
+            {
+                NetsyncServerStats stats;
+                using (var l = _handle.Acquire())
+                {
+                    NetsyncLibrary.Check(NativeMethods.netsync_server_stats((NetsyncServer*)l.Pointer, &stats));
+                }
+                return stats;
+            }
+        }
+
+        /// <summary>Stops the relay and joins its thread. Idempotent.</summary>
+        public void Dispose()
+        {
+            NetsyncRuntime.Untrack(this);
+            _handle.Dispose();
+        }
+    }
+}
