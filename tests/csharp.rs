@@ -363,10 +363,9 @@ fn importer_body(rel: &str, is_dir: bool) -> String {
     let ext = rel.rsplit('.').next().unwrap_or("");
     match (rel, ext) {
         ("package.json", _) => format!("PackageManifestImporter:\n{tail}"),
-        (_, "cs") => format!(
-            "MonoImporter:\n  externalObjects: {{}}\n  serializedVersion: 2\n  defaultReferences: []\n  \
-             executionOrder: 0\n  icon: {{instanceID: 0}}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n"
-        ),
+        (_, "cs") => "MonoImporter:\n  externalObjects: {}\n  serializedVersion: 2\n  defaultReferences: []\n  \
+             executionOrder: 0\n  icon: {instanceID: 0}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n"
+            .to_string(),
         (_, "asmdef") => format!("AssemblyDefinitionImporter:\n{tail}"),
         (_, "md" | "txt" | "json") => format!("TextScriptImporter:\n{tail}"),
         _ => format!("DefaultImporter:\n{tail}"),

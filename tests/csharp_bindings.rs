@@ -7,14 +7,34 @@
 //! (C# 7.2) as well as Unity's compiler, hence delegates instead of C# 9
 //! function pointers and `System.UIntPtr` instead of `nuint`.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Where the generated file lives in the package.
 pub const GENERATED: &str = "unity-package/Runtime/Native/NativeMethods.g.cs";
 
-/// Constants that C# cannot declare as `const` (csbindgen would emit
-/// `const System.UIntPtr`); the idiomatic layer states them itself.
-const SKIPPED_CONSTS: &[&str] = &["NETSYNC_MAX_SAMPLES_PER_PUSH"];
+/// `pub const NETSYNC_*: usize` items: C# cannot declare a `const` of
+/// `System.UIntPtr` (csbindgen would emit one that does not compile), so
+/// they are left out and the idiomatic layer states them as `int`.
+static USIZE_CONSTS: OnceLock<HashSet<String>> = OnceLock::new();
+
+fn usize_consts(files: &[PathBuf]) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for line in text.lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("pub const ") {
+                if let Some((name, ty)) = rest.split_once(':') {
+                    if ty.trim_start().starts_with("usize") {
+                        names.insert(name.trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+    names
+}
 
 fn ffi_sources(root: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("src/ffi"))
@@ -28,8 +48,15 @@ fn ffi_sources(root: &Path) -> Vec<PathBuf> {
 }
 
 fn generate(root: &Path, out: &Path) {
+    let files = ffi_sources(root);
+    let skipped = usize_consts(&files);
+    let skipped = USIZE_CONSTS.get_or_init(|| skipped);
+    assert!(
+        skipped.contains("NETSYNC_MAX_SAMPLES_PER_PUSH"),
+        "the usize constant scan found nothing: {skipped:?}"
+    );
     let mut builder = csbindgen::Builder::default();
-    for file in ffi_sources(root) {
+    for file in files {
         builder = builder.input_extern_file(file);
     }
     builder
@@ -48,7 +75,8 @@ fn generate(root: &Path, out: &Path) {
         // System.UIntPtr, not C# 9 nuint: Mono's mcs compiles this file too.
         .csharp_use_nint_types(false)
         .csharp_generate_const_filter(|name| {
-            name.starts_with("NETSYNC_") && !SKIPPED_CONSTS.contains(&name)
+            name.starts_with("NETSYNC_")
+                && !USIZE_CONSTS.get().is_some_and(|skip| skip.contains(name))
         })
         .generate_csharp_file(out)
         .expect("csbindgen could not generate the C# bindings");
