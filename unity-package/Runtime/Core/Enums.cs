@@ -163,4 +163,39 @@ namespace Netsync
         Predicted = NativeMethods.NETSYNC_TRANSFORM_PREDICTED,
         Blending = NativeMethods.NETSYNC_TRANSFORM_BLENDING,
     }
+
+    /// <summary>Why a remote entity was removed (<see cref="SyncClient.EntityRemoved"/>).</summary>
+    public enum RemovalReason : uint
+    {
+        /// <summary>A library that does not report the reason.</summary>
+        None = 0,
+        /// <summary>Its owner unregistered it.</summary>
+        Unregistered = NativeMethods.NETSYNC_REMOVED_UNREGISTERED,
+        /// <summary>Its owner left the game.</summary>
+        OwnerLeft = NativeMethods.NETSYNC_REMOVED_OWNER_LEFT,
+        /// <summary>It left this client's interest; it comes back with full state if it re-enters.</summary>
+        OutOfInterest = NativeMethods.NETSYNC_REMOVED_OUT_OF_INTEREST,
+        /// <summary>Not heard of again after a reconnect.</summary>
+        Stale = NativeMethods.NETSYNC_REMOVED_STALE,
+    }
+
+    /// <summary>What a received <see cref="NetsyncMessage"/> is.</summary>
+    public enum MessageKind : uint
+    {
+        /// <summary>A global command: every client gets it once, in the same order.</summary>
+        GlobalCommand = NativeMethods.NETSYNC_MESSAGE_GLOBAL_COMMAND,
+        /// <summary>A command for a component of an entity this receiver holds.</summary>
+        ComponentCommand = NativeMethods.NETSYNC_MESSAGE_COMPONENT_COMMAND,
+        /// <summary>The latest state of a synced component of a remote entity.</summary>
+        ComponentState = NativeMethods.NETSYNC_MESSAGE_COMPONENT_STATE,
+    }
+
+    /// <summary>Flags of <see cref="SyncClient.SetInterest(InterestFlags, byte, uint, ReadOnlySpan{uint})"/>.</summary>
+    [Flags]
+    public enum InterestFlags : uint
+    {
+        None = 0,
+        /// <summary>See every entity (spectator, game master); areas are ignored, device class still applies.</summary>
+        GlobalView = NativeMethods.NETSYNC_INTEREST_GLOBAL_VIEW,
+    }
 }

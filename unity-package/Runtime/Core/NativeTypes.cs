@@ -134,6 +134,12 @@ namespace Netsync.Native
             get { return kind == NativeMethods.NETSYNC_EVENT_DISCONNECTED ? (DisconnectReason)reason : Netsync.DisconnectReason.None; }
         }
 
+        /// <summary>EntityRemoved: why.</summary>
+        public RemovalReason RemovalReason
+        {
+            get { return kind == NativeMethods.NETSYNC_EVENT_ENTITY_REMOVED ? (RemovalReason)reason : Netsync.RemovalReason.None; }
+        }
+
         /// <summary>RightRefused: why.</summary>
         public ClaimRefusal ClaimRefusal
         {
@@ -143,6 +149,26 @@ namespace Netsync.Native
         public override string ToString()
         {
             return Kind + " client=" + client_id + " entity=" + entity_id + " reason=" + reason;
+        }
+    }
+
+    public partial struct NetsyncMessage
+    {
+        public MessageKind Kind
+        {
+            get { return (MessageKind)kind; }
+        }
+
+        /// <summary>Payload size in bytes.</summary>
+        public int Size
+        {
+            get { return (int)size; }
+        }
+
+        public override string ToString()
+        {
+            return Kind + " from " + sender + " entity=" + entity_id + " component=" + component_id +
+                   " seq=" + sequence + " bytes=" + size;
         }
     }
 

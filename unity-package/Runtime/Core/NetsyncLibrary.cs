@@ -18,10 +18,19 @@ namespace Netsync
         /// with an older minor lacks functions these bindings call.</summary>
         public const uint BindingsAbiMinor = NativeMethods.NETSYNC_ABI_VERSION_MINOR;
 
+        // The three sizes below are `usize` constants in the C ABI, which the
+        // generated file leaves out (C# has no const UIntPtr); the Mono
+        // harness checks each against the library's behaviour at its edge.
+
         /// <summary>Most samples one <see cref="Timeline.Push(double, double, NetsyncSample[], int)"/> takes
-        /// (NETSYNC_MAX_SAMPLES_PER_PUSH, which C# cannot declare as a
-        /// const of the generated file's size type).</summary>
+        /// (NETSYNC_MAX_SAMPLES_PER_PUSH).</summary>
         public const int MaxSamplesPerPush = 1 << 20;
+
+        /// <summary>Largest payload of a command or component state, in bytes (NETSYNC_MAX_PAYLOAD).</summary>
+        public const int MaxPayload = 960;
+
+        /// <summary>Most region ids one client may subscribe to (NETSYNC_MAX_REGIONS).</summary>
+        public const int MaxRegions = 256;
 
         static int s_checked; // 1 once the loaded library passed the check
 

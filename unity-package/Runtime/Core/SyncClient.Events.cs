@@ -19,8 +19,8 @@ namespace Netsync
         /// <summary>A remote entity appeared (its transforms follow in the ticks).</summary>
         public event Action<ulong> EntityAppeared;
 
-        /// <summary>A remote entity is gone (unregistered, or its owner left).</summary>
-        public event Action<ulong> EntityRemoved;
+        /// <summary>A remote entity is gone: unregistered, its owner left, or out of this client's interest.</summary>
+        public event Action<ulong, RemovalReason> EntityRemoved;
 
         /// <summary>This client now holds the send right: simulate the entity and set its state.</summary>
         public event Action<ulong> RightGained;
@@ -88,7 +88,11 @@ namespace Netsync
                     Invoke(EntityAppeared, e.entity_id);
                     break;
                 case ClientEventKind.EntityRemoved:
-                    Invoke(EntityRemoved, e.entity_id);
+                    var removed = EntityRemoved;
+                    if (removed != null)
+                    {
+                        removed(e.entity_id, e.RemovalReason);
+                    }
                     break;
                 case ClientEventKind.RightGained:
                     Invoke(RightGained, e.entity_id);

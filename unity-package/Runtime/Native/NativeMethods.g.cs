@@ -48,6 +48,19 @@ namespace Netsync.Native
         /// </summary>
         public const uint NETSYNC_EVENT_RIGHT_REFUSED = 8;
         /// <summary>
+        ///  Why an entity was removed (`NetsyncClientEvent::reason` of ENTITY_REMOVED).
+        /// </summary>
+        public const uint NETSYNC_REMOVED_UNREGISTERED = 1;
+        public const uint NETSYNC_REMOVED_OWNER_LEFT = 2;
+        /// <summary>
+        ///  It left this client's interest; it comes back with full state if it re-enters.
+        /// </summary>
+        public const uint NETSYNC_REMOVED_OUT_OF_INTEREST = 3;
+        /// <summary>
+        ///  Not heard of again after a reconnect.
+        /// </summary>
+        public const uint NETSYNC_REMOVED_STALE = 4;
+        /// <summary>
         ///  Send-right kinds (`netsync_client_register_entity_kind`).
         /// </summary>
         public const uint NETSYNC_KIND_CONTROLLED = 0;
@@ -83,6 +96,11 @@ namespace Netsync.Native
         public const uint NETSYNC_NETWORK_SPIKY = 5;
         public const uint NETSYNC_NETWORK_HOSTILE = 6;
         /// <summary>
+        ///  `netsync_client_set_interest` flag: see every entity (a spectator or
+        ///  game-master view); areas are then ignored, device class still applies.
+        /// </summary>
+        public const uint NETSYNC_INTEREST_GLOBAL_VIEW = 1;
+        /// <summary>
         ///  Log levels for `max_level`.
         /// </summary>
         public const uint NETSYNC_LOG_OFF = 0;
@@ -91,6 +109,20 @@ namespace Netsync.Native
         public const uint NETSYNC_LOG_INFO = 3;
         public const uint NETSYNC_LOG_DEBUG = 4;
         public const uint NETSYNC_LOG_TRACE = 5;
+        /// <summary>
+        ///  `NetsyncMessage::kind`: a global command (same order on every client).
+        /// </summary>
+        public const uint NETSYNC_MESSAGE_GLOBAL_COMMAND = 1;
+        /// <summary>
+        ///  `NetsyncMessage::kind`: a command for a component of an entity this
+        ///  receiver holds (or, on an embedded server, one nobody holds).
+        /// </summary>
+        public const uint NETSYNC_MESSAGE_COMPONENT_COMMAND = 2;
+        /// <summary>
+        ///  `NetsyncMessage::kind`: the latest state of a synced component of a
+        ///  remote entity.
+        /// </summary>
+        public const uint NETSYNC_MESSAGE_COMPONENT_STATE = 3;
         /// <summary>
         ///  Send policies (`NetsyncSendFilterConfig::policy`).
         /// </summary>
@@ -172,7 +204,7 @@ namespace Netsync.Native
         /// <summary>
         ///  Minor version: additions that keep old callers working.
         /// </summary>
-        public const uint NETSYNC_ABI_VERSION_MINOR = 2;
+        public const uint NETSYNC_ABI_VERSION_MINOR = 3;
 
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -297,6 +329,38 @@ namespace Netsync.Native
         public static extern NetsyncResult netsync_client_stats(NetsyncClient* client, NetsyncClientStats* @out);
 
         /// <summary>
+        ///  What this client hears about. Until it is called a client sees
+        ///  everything. Without `NETSYNC_INTEREST_GLOBAL_VIEW` it sees entities in
+        ///  grid cells within `radius` cells (0: the same cell) of the entities it
+        ///  controls, on the relay's grid (x-z plane, `cell_size` metres), plus
+        ///  entities placed in any of the `region_count` region ids at `regions`
+        ///  (non-zero). `device_class` is compared with each entity's least class.
+        ///  Entities leaving the interest give ENTITY_REMOVED with
+        ///  `NETSYNC_REMOVED_OUT_OF_INTEREST`; entering ones arrive with full
+        ///  state. Commands are never filtered.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_set_interest", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_set_interest(NetsyncClient* client, uint flags, byte device_class, uint radius, uint* regions, System.UIntPtr region_count);
+
+        /// <summary>
+        ///  Places an entity this client holds in region `region` (0: matched by
+        ///  its grid cell) and sets the least device class that sees it (0: all).
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_set_entity_interest", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_set_entity_interest(NetsyncClient* client, ulong entity_id, uint region, byte min_class);
+
+        /// <summary>
+        ///  Shows `state` for the remote entity `state-&gt;entity_id` at once (the
+        ///  expected result of a command this client just sent), dead-reckoned with
+        ///  its velocity, until authoritative state covering this moment is shown;
+        ///  then blends into it without a jump (S2). `now` is the engine clock as
+        ///  passed to tick. `NETSYNC_ERR_WRONG_STATE` for an entity this client
+        ///  simulates itself or before the server clock is known.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_predict", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_predict(NetsyncClient* client, double now, NetsyncSample* state);
+
+        /// <summary>
         ///  Sets (or with `callback` NULL, clears) the log sink and the most
         ///  verbose level passed to it (`NETSYNC_LOG_*`). Waits for calls in flight:
         ///  once it returns, a cleared callback is never called again. Thread-safe.
@@ -312,6 +376,53 @@ namespace Netsync.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_log_message", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern NetsyncResult netsync_log_message(uint level, byte* message);
+
+        /// <summary>
+        ///  Pops the next received message into `*out` and its payload into
+        ///  `buffer` (room for `capacity` bytes; `NETSYNC_MAX_PAYLOAD` always
+        ///  suffices) and sets `*has_message`. Messages arrive with ticks. When the
+        ///  payload does not fit, returns `NETSYNC_ERR_BUFFER_TOO_SMALL` with the
+        ///  needed size in `out-&gt;size` and leaves the message queued.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_poll_message", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_poll_message(NetsyncClient* client, NetsyncMessage* @out, byte* buffer, System.UIntPtr capacity, bool* has_message);
+
+        /// <summary>
+        ///  Declares component `component_id` of `entity_id` on this client (S2):
+        ///  `synced` true sends its state and commands; false keeps everything of
+        ///  it on this client (those calls then fail with
+        ///  `NETSYNC_ERR_UNSYNCED_COMPONENT` and nothing is sent). Registering
+        ///  again switches it.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_register_component", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_register_component(NetsyncClient* client, ulong entity_id, uint component_id, [MarshalAs(UnmanagedType.U1)] bool synced);
+
+        /// <summary>
+        ///  The latest state of a synced component of an entity this client holds
+        ///  (`len` bytes, at most `NETSYNC_MAX_PAYLOAD`). Sent reliably, only when
+        ///  it changed, to every client that sees the entity, and kept by the relay
+        ///  for late joiners. `NETSYNC_ERR_NOT_HELD` when another client holds it.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_set_component_state", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_set_component_state(NetsyncClient* client, ulong entity_id, uint component_id, byte* data, System.UIntPtr len);
+
+        /// <summary>
+        ///  Sends a global command (`len` opaque bytes, at most
+        ///  `NETSYNC_MAX_PAYLOAD`): reliably, once, to every client including this
+        ///  one, in the same order everywhere, and to the embedded server. Queued
+        ///  while disconnected and sent on (re)connection; `NETSYNC_ERR_LIMIT` when
+        ///  too many wait for the relay.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_send_global_command", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_send_global_command(NetsyncClient* client, byte* data, System.UIntPtr len);
+
+        /// <summary>
+        ///  Sends a command for synced component `component_id` of `entity_id`:
+        ///  reliably, once, to whoever holds the entity (or the embedded server
+        ///  when nobody does). The component must be registered synced here.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_send_component_command", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_send_component_command(NetsyncClient* client, ulong entity_id, uint component_id, byte* data, System.UIntPtr len);
 
         /// <summary>
         ///  Static name of a result code ("NETSYNC_OK", ...); "NETSYNC_UNKNOWN"
@@ -560,7 +671,8 @@ namespace Netsync.Native
         /// </summary>
         public ulong entity_id;
         /// <summary>
-        ///  Disconnected: `NETSYNC_REASON_*`.
+        ///  Disconnected: `NETSYNC_REASON_*`; entity removed: `NETSYNC_REMOVED_*`;
+        ///  right refused: `NETSYNC_CLAIM_*`.
         /// </summary>
         public uint reason;
     }
@@ -613,6 +725,71 @@ namespace Netsync.Native
         /// </summary>
         public ulong states_sent;
         public ulong states_skipped;
+        /// <summary>
+        ///  Highest command number the relay acknowledged (commands are
+        ///  numbered from 1 in sending order).
+        /// </summary>
+        public ulong commands_acked;
+        /// <summary>
+        ///  Global commands delivered, and numbers missed while away for longer
+        ///  than the relay keeps them.
+        /// </summary>
+        public ulong global_commands;
+        public ulong global_gaps;
+        /// <summary>
+        ///  Received messages waiting for `netsync_client_poll_message`, and
+        ///  those dropped because the queue was full.
+        /// </summary>
+        public ulong messages_queued;
+        public ulong messages_dropped;
+        /// <summary>
+        ///  Predictions handed back after authority covered them / after the
+        ///  timeout; their error at the same server time, last and largest (m).
+        /// </summary>
+        public ulong predictions_confirmed;
+        public ulong predictions_timed_out;
+        public double prediction_error_last;
+        public double prediction_error_max;
+    }
+
+    /// <summary>
+    ///  A received command or component state; its bytes go to the caller's
+    ///  buffer (`netsync_client_poll_message`, `netsync_server_poll_message`).
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncMessage
+    {
+        /// <summary>
+        ///  `NETSYNC_MESSAGE_*`.
+        /// </summary>
+        public uint kind;
+        /// <summary>
+        ///  Client id of the sender; 0: the embedded server (and for component
+        ///  states, which carry no sender).
+        /// </summary>
+        public uint sender;
+        /// <summary>
+        ///  Component messages: the entity (0 for global commands).
+        /// </summary>
+        public ulong entity_id;
+        /// <summary>
+        ///  Component messages: the component (0 for global commands).
+        /// </summary>
+        public uint component_id;
+        /// <summary>
+        ///  Global commands: the relay's number (1, 2, 3 ...); component states:
+        ///  their version; component commands: 0.
+        /// </summary>
+        public ulong sequence;
+        /// <summary>
+        ///  Server time at which the relay handled it (component states: 0).
+        /// </summary>
+        public double server_time;
+        /// <summary>
+        ///  Payload bytes (written to the buffer), or the buffer size needed
+        ///  when the call returns `NETSYNC_ERR_BUFFER_TOO_SMALL`.
+        /// </summary>
+        public System.UIntPtr size;
     }
 
     /// <summary>
@@ -1037,6 +1214,22 @@ namespace Netsync.Native
         ///  The operating system refused a socket operation (bind, send).
         /// </summary>
         NETSYNC_ERR_IO = 10,
+        /// <summary>
+        ///  The component was never registered on this client.
+        /// </summary>
+        NETSYNC_ERR_UNKNOWN_COMPONENT = 11,
+        /// <summary>
+        ///  The component is registered unsynced: nothing of it leaves the client.
+        /// </summary>
+        NETSYNC_ERR_UNSYNCED_COMPONENT = 12,
+        /// <summary>
+        ///  A payload is larger than `NETSYNC_MAX_PAYLOAD`.
+        /// </summary>
+        NETSYNC_ERR_TOO_LARGE = 13,
+        /// <summary>
+        ///  Only the holder of the entity's send right may do that.
+        /// </summary>
+        NETSYNC_ERR_NOT_HELD = 14,
     }
 
 

@@ -72,6 +72,24 @@ namespace Netsync.Unity
         [Min(0.01f)]
         public float maxSendInterval = 1f;
 
+        [Header("Interest")]
+        [Tooltip("Hear only about nearby objects and chosen regions (otherwise: everything).")]
+        public bool useInterest;
+
+        [Tooltip("See every object (spectator, game master); areas are then ignored.")]
+        public bool globalView;
+
+        [Tooltip("Grid cells (of the relay's cell size) around this client's objects that it hears about; 0: their own cells.")]
+        [Min(0)]
+        public int interestRadius = 1;
+
+        [Tooltip("Region ids (not 0) this client also hears about.")]
+        public int[] interestRegions = new int[0];
+
+        [Tooltip("Compared with each object's least device class.")]
+        [Range(0, 255)]
+        public int deviceClass;
+
         [Header("Testing")]
         [Tooltip("Put this client's traffic through a simulated network.")]
         public NetworkProfile simulatedNetwork = NetworkProfile.None;
@@ -147,7 +165,10 @@ namespace Netsync.Unity
         /// <summary>A remote entity this machine has no object for may need spawning.</summary>
         public event Action<ulong> RemoteEntityAppeared;
 
-        public event Action<ulong> RemoteEntityRemoved;
+        public event Action<ulong, RemovalReason> RemoteEntityRemoved;
+
+        /// <summary>A global command: every machine gets it once, in the same order.</summary>
+        public event GlobalCommandHandler GlobalCommandReceived;
 
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
         static void ResetStatics()
@@ -258,10 +279,43 @@ namespace Netsync.Unity
             Client.RightGained += id => Route(id, s => s.OnRightGained());
             Client.RightLost += id => Route(id, s => s.OnRightLost());
             Client.RightRefused += (id, reason) => Route(id, s => s.OnRightRefused(reason));
+            Client.ComponentStateReceived += OnComponentState;
+            Client.ComponentCommandReceived += OnComponentCommand;
+            Client.GlobalCommandReceived += OnGlobalCommand;
+            if (useInterest)
+            {
+                ApplyInterest();
+            }
             foreach (var synced in _synced.Values)
             {
                 synced.Attach(Client, this);
             }
+        }
+
+        /// <summary>Sends the Interest fields to the relay (call again after changing them at run time).</summary>
+        public void ApplyInterest()
+        {
+            if (Client == null || Client.IsDisposed)
+            {
+                return;
+            }
+            var regions = new uint[interestRegions == null ? 0 : interestRegions.Length];
+            for (int i = 0; i < regions.Length; i++)
+            {
+                regions[i] = (uint)interestRegions[i];
+            }
+            Client.SetInterest(globalView ? InterestFlags.GlobalView : InterestFlags.None,
+                (byte)Mathf.Clamp(deviceClass, 0, 255), (uint)Mathf.Max(0, interestRadius), regions);
+        }
+
+        /// <summary>Sends a global command to every machine (this one included), reliably, in one order.</summary>
+        public void SendGlobalCommand(ReadOnlySpan<byte> command)
+        {
+            if (Client == null || Client.IsDisposed)
+            {
+                throw new InvalidOperationException("netsync is not connected");
+            }
+            Client.SendGlobalCommand(command);
         }
 
         /// <summary>Stops the client (and the hosted relay): their threads are joined before this returns.</summary>
@@ -325,6 +379,7 @@ namespace Netsync.Unity
                         synced.ReportSendFailure(e);
                     }
                 }
+                synced.FlushComponents();
             }
             // 2. One tick, one batch: every remote transform of this frame.
             ReadOnlySpan<NetsyncTransform> transforms = Client.Tick(now);
@@ -336,8 +391,13 @@ namespace Netsync.Unity
                     synced.ApplyRemote(in transforms[i], now);
                 }
             }
-            // 3. Connection and send-right events, on the main thread.
+            // 3. Connection and send-right events, then commands and component
+            //    states, on the main thread.
             Client.DispatchEvents();
+            if (Client != null)
+            {
+                Client.DispatchMessages();
+            }
             if (Client == null)
             {
                 return; // a handler disconnected
@@ -392,13 +452,48 @@ namespace Netsync.Unity
             }
         }
 
-        void OnEntityRemoved(ulong entityId)
+        void OnEntityRemoved(ulong entityId, RemovalReason reason)
         {
-            Route(entityId, s => s.OnRemoteRemoved());
+            Route(entityId, s => s.OnRemoteRemoved(reason));
             var handler = RemoteEntityRemoved;
             if (handler != null)
             {
-                handler(entityId);
+                handler(entityId, reason);
+            }
+        }
+
+        void OnComponentState(ulong entityId, uint componentId, ulong version, ReadOnlySpan<byte> payload)
+        {
+            SyncedTransform synced;
+            if (_synced.TryGetValue(entityId, out synced) && synced != null)
+            {
+                var component = synced.FindComponent(componentId);
+                if (component != null)
+                {
+                    component.ReceiveState(payload, version);
+                }
+            }
+        }
+
+        void OnComponentCommand(uint sender, ulong entityId, uint componentId, ReadOnlySpan<byte> payload)
+        {
+            SyncedTransform synced;
+            if (_synced.TryGetValue(entityId, out synced) && synced != null)
+            {
+                var component = synced.FindComponent(componentId);
+                if (component != null)
+                {
+                    component.ReceiveCommand(sender, payload);
+                }
+            }
+        }
+
+        void OnGlobalCommand(uint sender, ulong sequence, double serverTime, ReadOnlySpan<byte> payload)
+        {
+            var handler = GlobalCommandReceived;
+            if (handler != null)
+            {
+                handler(sender, sequence, serverTime, payload);
             }
         }
 

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using Netsync.Native;
 using UnityEngine;
 
@@ -76,6 +77,7 @@ namespace Netsync.Unity
         Quaternion _lastRotation;
         double _lastCaptureTime;
         string _lastSendError;
+        readonly List<SyncedComponent> _components = new List<SyncedComponent>();
 
         /// <summary>The game's id for this object, the same on every machine. Set it before the object is enabled.</summary>
         public ulong EntityId
@@ -197,8 +199,8 @@ namespace Netsync.Unity
         public event Action RightLost;
         public event Action<ClaimRefusal> RightRefused;
 
-        /// <summary>The remote entity was removed (its owner left or unregistered it).</summary>
-        public event Action RemoteRemoved;
+        /// <summary>The remote entity was removed: its owner left or unregistered it, or it left this client's interest.</summary>
+        public event Action<RemovalReason> RemoteRemoved;
 
         protected virtual void OnEnable()
         {
@@ -265,6 +267,82 @@ namespace Netsync.Unity
             SetHolds(_client.Holds(EntityId));
         }
 
+        /// <summary>
+        /// Shows the expected result of a command at once on this remote
+        /// object (e.g. a door this player just opened elsewhere), until the
+        /// holder's real state covers that moment; then blends into it.
+        /// </summary>
+        public void Predict(Vector3 position, Quaternion rotation, Vector3 velocity)
+        {
+            if (!IsAttached)
+            {
+                throw new InvalidOperationException(name + " is not connected");
+            }
+            var sample = new NetsyncSample(EntityId, position.ToNetsync(), rotation.ToNetsync());
+            sample.linear_velocity = velocity.ToNetsync();
+            sample.Flags = SampleFlags.HasVelocity;
+            _client.Predict(NetsyncManager.Now, in sample);
+        }
+
+        /// <summary>
+        /// Puts this object (which this machine holds) in an interest region
+        /// (0: found by its grid cell) and sets the least device class that
+        /// sees it (0: every client).
+        /// </summary>
+        public void SetInterestRegion(uint region, byte minDeviceClass = 0)
+        {
+            if (!IsAttached)
+            {
+                throw new InvalidOperationException(name + " is not connected");
+            }
+            _client.SetEntityInterest(EntityId, region, minDeviceClass);
+        }
+
+        /// <summary>The synced component with this id on this object, or null.</summary>
+        public SyncedComponent FindComponent(uint componentId)
+        {
+            for (int i = 0; i < _components.Count; i++)
+            {
+                if (_components[i].ComponentId == componentId)
+                {
+                    return _components[i];
+                }
+            }
+            return null;
+        }
+
+        internal void AddSyncedComponent(SyncedComponent component)
+        {
+            var other = FindComponent(component.ComponentId);
+            if (other != null && other != component)
+            {
+                Debug.LogError("[netsync] " + name + " has two synced components with id " + component.ComponentId, component);
+                return;
+            }
+            if (other == null)
+            {
+                _components.Add(component);
+            }
+            if (IsAttached)
+            {
+                component.Attach(_client);
+            }
+        }
+
+        internal void RemoveSyncedComponent(SyncedComponent component)
+        {
+            _components.Remove(component);
+            component.Detach();
+        }
+
+        internal void FlushComponents()
+        {
+            for (int i = 0; i < _components.Count; i++)
+            {
+                _components[i].Flush();
+            }
+        }
+
         // ---- called by the manager ------------------------------------------
 
         internal void Attach(SyncClient client, NetsyncManager manager)
@@ -302,6 +380,10 @@ namespace Netsync.Unity
             }
             _haveLast = false;
             _holds = role == SyncRole.Neutral && client.Holds(EntityId);
+            for (int i = 0; i < _components.Count; i++)
+            {
+                _components[i].Attach(client);
+            }
             OnHoldsChanged(HoldsRight);
         }
 
@@ -326,6 +408,10 @@ namespace Netsync.Unity
             {
                 _filter.Dispose();
                 _filter = null;
+            }
+            for (int i = 0; i < _components.Count; i++)
+            {
+                _components[i].Detach();
             }
             _client = null;
             _manager = null;
@@ -453,12 +539,12 @@ namespace Netsync.Unity
             }
         }
 
-        internal void OnRemoteRemoved()
+        internal void OnRemoteRemoved(RemovalReason reason)
         {
             var handler = RemoteRemoved;
             if (handler != null)
             {
-                handler();
+                handler(reason);
             }
         }
 

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using Netsync.Unity;
 using UnityEngine;
@@ -28,7 +29,11 @@ namespace Netsync.Samples
         /// <summary>Player cubes use ids from here on: PlayerIdBase + the relay's client id.</summary>
         public const ulong PlayerIdBase = 1000;
 
+        /// <summary>The one global command of the sample: put every ball back.</summary>
+        const byte ResetBallsCommand = 1;
+
         readonly Dictionary<ulong, GameObject> _proxies = new Dictionary<ulong, GameObject>();
+        readonly List<SyncedRigidbody> _balls = new List<SyncedRigidbody>();
         NetsyncManager _manager;
         GameObject _player;
 
@@ -43,6 +48,8 @@ namespace Netsync.Samples
                 var ball = Spawn<SyncedRigidbody>(PrimitiveType.Sphere, "Ball " + (i + 1), (ulong)(i + 1), SyncRole.Neutral,
                     new Vector3(-3 + 3 * i, 0.5f, 4), Color.yellow);
                 ball.GetComponent<Rigidbody>().mass = 0.5f;
+                ball.gameObject.AddComponent<BallPaint>();
+                _balls.Add(ball);
             }
             if (Camera.main == null)
             {
@@ -67,6 +74,7 @@ namespace Netsync.Samples
             _manager.Connected += OnConnected;
             _manager.RemoteEntityAppeared += OnRemoteEntityAppeared;
             _manager.RemoteEntityRemoved += OnRemoteEntityRemoved;
+            _manager.GlobalCommandReceived += OnGlobalCommand;
             if (_manager.GetComponent<NetsyncStatsOverlay>() == null)
             {
                 _manager.gameObject.AddComponent<NetsyncStatsOverlay>();
@@ -81,6 +89,7 @@ namespace Netsync.Samples
                 _manager.Connected -= OnConnected;
                 _manager.RemoteEntityAppeared -= OnRemoteEntityAppeared;
                 _manager.RemoteEntityRemoved -= OnRemoteEntityRemoved;
+                _manager.GlobalCommandReceived -= OnGlobalCommand;
             }
         }
 
@@ -108,13 +117,43 @@ namespace Netsync.Samples
             _proxies[entityId] = proxy.gameObject;
         }
 
-        void OnRemoteEntityRemoved(ulong entityId)
+        void OnRemoteEntityRemoved(ulong entityId, RemovalReason reason)
         {
             GameObject proxy;
             if (_proxies.TryGetValue(entityId, out proxy))
             {
                 _proxies.Remove(entityId);
                 Destroy(proxy);
+            }
+        }
+
+        void OnGUI()
+        {
+            if (_manager != null && _manager.IsConnected && GUI.Button(new Rect(Screen.width - 130, 10, 120, 30), "Reset balls"))
+            {
+                // A global command: every machine runs it once, in the same order.
+                _manager.SendGlobalCommand(new[] { ResetBallsCommand });
+            }
+        }
+
+        void OnGlobalCommand(uint sender, ulong sequence, double serverTime, ReadOnlySpan<byte> payload)
+        {
+            if (payload.Length != 1 || payload[0] != ResetBallsCommand)
+            {
+                return;
+            }
+            for (int i = 0; i < _balls.Count; i++)
+            {
+                // Only the holder moves a ball; everyone else sees it move.
+                if (_balls[i].IsLocallySimulated)
+                {
+                    _balls[i].Teleport(new Vector3(-3 + 3 * i, 0.5f, 4), Quaternion.identity);
+#if UNITY_6000_0_OR_NEWER
+                    _balls[i].Body.linearVelocity = Vector3.zero;
+#else
+                    _balls[i].Body.velocity = Vector3.zero;
+#endif
+                }
             }
         }
 

@@ -60,6 +60,9 @@ namespace Netsync.Tests
             { "NETSYNC_DECISION_", typeof(SendDecision) },
             { "NETSYNC_SAMPLE_", typeof(SampleFlags) },
             { "NETSYNC_TRANSFORM_", typeof(TransformFlags) },
+            { "NETSYNC_REMOVED_", typeof(RemovalReason) },
+            { "NETSYNC_MESSAGE_", typeof(MessageKind) },
+            { "NETSYNC_INTEREST_", typeof(InterestFlags) },
         };
 
         [Test]

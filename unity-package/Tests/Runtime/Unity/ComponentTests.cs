@@ -15,6 +15,35 @@ namespace Netsync.Tests
     /// </summary>
     public class ComponentTests
     {
+        /// <summary>A synced component holding one int.</summary>
+        public sealed class Counter : SyncedComponent
+        {
+            public int Value;
+            public int Commands;
+
+            public void Set(int value)
+            {
+                Value = value;
+                MarkDirty();
+            }
+
+            protected override int WriteState(Span<byte> buffer)
+            {
+                BitConverter.TryWriteBytes(buffer, Value);
+                return 4;
+            }
+
+            protected override void ReadState(ReadOnlySpan<byte> state, ulong version)
+            {
+                Value = BitConverter.ToInt32(state);
+            }
+
+            protected override void OnCommand(uint sender, ReadOnlySpan<byte> command)
+            {
+                Commands++;
+            }
+        }
+
         readonly List<GameObject> _objects = new List<GameObject>();
         SyncClient _other;
 
@@ -80,7 +109,7 @@ namespace Netsync.Tests
                 if (_other != null)
                 {
                     _other.Tick(NetsyncManager.Now);
-                    _other.DispatchEvents();
+                    _other.Dispatch();
                 }
                 if (Time.realtimeSinceStartup > end)
                 {
@@ -155,6 +184,38 @@ namespace Netsync.Tests
             });
             Assert.IsFalse(ball.Body.isKinematic, "the ball is simulated here now");
             Assert.IsFalse(_other.Holds(61));
+        }
+
+        [UnityTest]
+        public IEnumerator SyncedComponentsSendStateAndReceiveCommands()
+        {
+            var manager = HostManager();
+            var mine = Synced<SyncedTransform>("mine", 80, SyncRole.Controlled, Vector3.zero);
+            var counter = mine.gameObject.AddComponent<Counter>();
+            yield return Until("the manager to connect", 5, () => manager.IsConnected);
+            _other = SyncClient.Connect("127.0.0.1:" + manager.relayPort);
+            int seen = -1;
+            _other.ComponentStateReceived += (entity, component, version, payload) =>
+            {
+                if (entity == 80 && component == counter.ComponentId)
+                {
+                    seen = BitConverter.ToInt32(payload);
+                }
+            };
+            counter.Set(41);
+            yield return Until("the other machine to get the state", 5, () => seen == 41);
+
+            _other.RegisterComponent(80, counter.ComponentId, true);
+            _other.SendComponentCommand(80, counter.ComponentId, new byte[] { 1 });
+            yield return Until("the command to reach the holder", 5, () => counter.Commands == 1);
+
+            counter.Synced = false;
+            counter.Set(42);
+            float until = Time.realtimeSinceStartup + 0.5f;
+            yield return Until("half a second of frames", 2, () => Time.realtimeSinceStartup > until);
+            Assert.AreEqual(41, seen, "an unsynced component stays here");
+            counter.Synced = true;
+            yield return Until("the state once synced again", 5, () => seen == 42);
         }
     }
 }
