@@ -134,6 +134,9 @@ namespace Netsync.Tests
             }
         }
 
+#if !UNITY_5_3_OR_NEWER
+        // Plain Mono only: Unity's Boehm collector scans stacks conservatively,
+        // so no test there can count on one given object being collected.
         [Test]
         public void AnUndisposedClientIsFreedByItsFinalizer()
         {
@@ -167,5 +170,6 @@ namespace Netsync.Tests
             TestSupport.Pump("the relay to count the client", 5.0, now => TestSupport.Step(now, client),
                 () => relay.Stats.clients == 1);
         }
+#endif
     }
 }
