@@ -417,6 +417,16 @@ namespace Netsync.Unity
             }
             Disconnect();
             Instance = null;
+            // Objects that outlive this manager wait for the next one.
+            foreach (var synced in _synced.Values)
+            {
+                if (synced != null && !s_pending.Contains(synced))
+                {
+                    s_pending.Add(synced);
+                }
+            }
+            _synced.Clear();
+            _senders.Clear();
         }
 
         void OnConnected(uint clientId)
