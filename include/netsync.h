@@ -46,6 +46,17 @@
 // The relay refused this client's claim (`reason`: `NETSYNC_CLAIM_*`).
 #define NETSYNC_EVENT_RIGHT_REFUSED 8
 
+// Why an entity was removed (`NetsyncClientEvent::reason` of ENTITY_REMOVED).
+#define NETSYNC_REMOVED_UNREGISTERED 1
+
+#define NETSYNC_REMOVED_OWNER_LEFT 2
+
+// It left this client's interest; it comes back with full state if it re-enters.
+#define NETSYNC_REMOVED_OUT_OF_INTEREST 3
+
+// Not heard of again after a reconnect.
+#define NETSYNC_REMOVED_STALE 4
+
 // Send-right kinds (`netsync_client_register_entity_kind`).
 #define NETSYNC_KIND_CONTROLLED 0
 
@@ -96,6 +107,13 @@
 
 #define NETSYNC_NETWORK_HOSTILE 6
 
+// `netsync_client_set_interest` flag: see every entity (a spectator or
+// game-master view); areas are then ignored, device class still applies.
+#define NETSYNC_INTEREST_GLOBAL_VIEW 1
+
+// Most region ids one client may subscribe to.
+#define NETSYNC_MAX_REGIONS MAX_REGIONS
+
 // Log levels for `max_level`.
 #define NETSYNC_LOG_OFF 0
 
@@ -108,6 +126,20 @@
 #define NETSYNC_LOG_DEBUG 4
 
 #define NETSYNC_LOG_TRACE 5
+
+// Largest payload of a command or component state (bytes).
+#define NETSYNC_MAX_PAYLOAD MAX_PAYLOAD
+
+// `NetsyncMessage::kind`: a global command (same order on every client).
+#define NETSYNC_MESSAGE_GLOBAL_COMMAND 1
+
+// `NetsyncMessage::kind`: a command for a component of an entity this
+// receiver holds (or, on an embedded server, one nobody holds).
+#define NETSYNC_MESSAGE_COMPONENT_COMMAND 2
+
+// `NetsyncMessage::kind`: the latest state of a synced component of a
+// remote entity.
+#define NETSYNC_MESSAGE_COMPONENT_STATE 3
 
 // Send policies (`NetsyncSendFilterConfig::policy`).
 #define NETSYNC_SEND_ALWAYS 0
@@ -191,7 +223,7 @@
 #define NETSYNC_ABI_VERSION_MAJOR 0
 
 // Minor version: additions that keep old callers working.
-#define NETSYNC_ABI_VERSION_MINOR 2
+#define NETSYNC_ABI_VERSION_MINOR 3
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -221,6 +253,14 @@ typedef enum NetsyncResult {
   NETSYNC_ERR_PANIC = 9,
   // The operating system refused a socket operation (bind, send).
   NETSYNC_ERR_IO = 10,
+  // The component was never registered on this client.
+  NETSYNC_ERR_UNKNOWN_COMPONENT = 11,
+  // The component is registered unsynced: nothing of it leaves the client.
+  NETSYNC_ERR_UNSYNCED_COMPONENT = 12,
+  // A payload is larger than `NETSYNC_MAX_PAYLOAD`.
+  NETSYNC_ERR_TOO_LARGE = 13,
+  // Only the holder of the entity's send right may do that.
+  NETSYNC_ERR_NOT_HELD = 14,
 } NetsyncResult;
 
 // Opaque client handle. Call it from one thread at a time (overlapping
@@ -398,7 +438,8 @@ typedef struct NetsyncClientEvent {
   uint32_t client_id;
   // Entity events: the entity.
   uint64_t entity_id;
-  // Disconnected: `NETSYNC_REASON_*`.
+  // Disconnected: `NETSYNC_REASON_*`; entity removed: `NETSYNC_REMOVED_*`;
+  // right refused: `NETSYNC_CLAIM_*`.
   uint32_t reason;
 } NetsyncClientEvent;
 
@@ -432,6 +473,23 @@ typedef struct NetsyncClientStats {
   // Owned states the send filter sent / held back.
   uint64_t states_sent;
   uint64_t states_skipped;
+  // Highest command number the relay acknowledged (commands are
+  // numbered from 1 in sending order).
+  uint64_t commands_acked;
+  // Global commands delivered, and numbers missed while away for longer
+  // than the relay keeps them.
+  uint64_t global_commands;
+  uint64_t global_gaps;
+  // Received messages waiting for `netsync_client_poll_message`, and
+  // those dropped because the queue was full.
+  uint64_t messages_queued;
+  uint64_t messages_dropped;
+  // Predictions handed back after authority covered them / after the
+  // timeout; their error at the same server time, last and largest (m).
+  uint64_t predictions_confirmed;
+  uint64_t predictions_timed_out;
+  double prediction_error_last;
+  double prediction_error_max;
 } NetsyncClientStats;
 
 // Receives one log record. `level`: 1 error, 2 warn, 3 info, 4 debug,
@@ -442,6 +500,28 @@ typedef void (*NetsyncLogCallback)(void *user_data,
                                    uint32_t level,
                                    const char *target,
                                    const char *message);
+
+// A received command or component state; its bytes go to the caller's
+// buffer (`netsync_client_poll_message`, `netsync_server_poll_message`).
+typedef struct NetsyncMessage {
+  // `NETSYNC_MESSAGE_*`.
+  uint32_t kind;
+  // Client id of the sender; 0: the embedded server (and for component
+  // states, which carry no sender).
+  uint32_t sender;
+  // Component messages: the entity (0 for global commands).
+  uint64_t entity_id;
+  // Component messages: the component (0 for global commands).
+  uint32_t component_id;
+  // Global commands: the relay's number (1, 2, 3 ...); component states:
+  // their version; component commands: 0.
+  uint64_t sequence;
+  // Server time at which the relay handled it (component states: 0).
+  double server_time;
+  // Payload bytes (written to the buffer), or the buffer size needed
+  // when the call returns `NETSYNC_ERR_BUFFER_TOO_SMALL`.
+  size_t size;
+} NetsyncMessage;
 
 // Relay settings; defaults from `netsync_server_config_default`.
 typedef struct NetsyncServerConfig {
@@ -596,6 +676,39 @@ enum NetsyncResult netsync_client_render_time(struct NetsyncClient *client,
 enum NetsyncResult netsync_client_stats(struct NetsyncClient *client,
                                         struct NetsyncClientStats *out);
 
+// What this client hears about. Until it is called a client sees
+// everything. Without `NETSYNC_INTEREST_GLOBAL_VIEW` it sees entities in
+// grid cells within `radius` cells (0: the same cell) of the entities it
+// controls, on the relay's grid (x-z plane, `cell_size` metres), plus
+// entities placed in any of the `region_count` region ids at `regions`
+// (non-zero). `device_class` is compared with each entity's least class.
+// Entities leaving the interest give ENTITY_REMOVED with
+// `NETSYNC_REMOVED_OUT_OF_INTEREST`; entering ones arrive with full
+// state. Commands are never filtered.
+enum NetsyncResult netsync_client_set_interest(struct NetsyncClient *client,
+                                               uint32_t flags,
+                                               uint8_t device_class,
+                                               uint32_t radius,
+                                               const uint32_t *regions,
+                                               size_t region_count);
+
+// Places an entity this client holds in region `region` (0: matched by
+// its grid cell) and sets the least device class that sees it (0: all).
+enum NetsyncResult netsync_client_set_entity_interest(struct NetsyncClient *client,
+                                                      uint64_t entity_id,
+                                                      uint32_t region,
+                                                      uint8_t min_class);
+
+// Shows `state` for the remote entity `state->entity_id` at once (the
+// expected result of a command this client just sent), dead-reckoned with
+// its velocity, until authoritative state covering this moment is shown;
+// then blends into it without a jump (S2). `now` is the engine clock as
+// passed to tick. `NETSYNC_ERR_WRONG_STATE` for an entity this client
+// simulates itself or before the server clock is known.
+enum NetsyncResult netsync_client_predict(struct NetsyncClient *client,
+                                          double now,
+                                          const struct NetsyncSample *state);
+
 // Sets (or with `callback` NULL, clears) the log sink and the most
 // verbose level passed to it (`NETSYNC_LOG_*`). Waits for calls in flight:
 // once it returns, a cleared callback is never called again. Thread-safe.
@@ -608,6 +721,55 @@ enum NetsyncResult netsync_set_log_callback(NetsyncLogCallback callback,
 // Sends one record through the log sink (tests and bindings use it to
 // check their callback wiring). `level` as in `NETSYNC_LOG_*`, 1..=5.
 enum NetsyncResult netsync_log_message(uint32_t level, const char *message);
+
+// Pops the next received message into `*out` and its payload into
+// `buffer` (room for `capacity` bytes; `NETSYNC_MAX_PAYLOAD` always
+// suffices) and sets `*has_message`. Messages arrive with ticks. When the
+// payload does not fit, returns `NETSYNC_ERR_BUFFER_TOO_SMALL` with the
+// needed size in `out->size` and leaves the message queued.
+enum NetsyncResult netsync_client_poll_message(struct NetsyncClient *client,
+                                               struct NetsyncMessage *out,
+                                               uint8_t *buffer,
+                                               size_t capacity,
+                                               bool *has_message);
+
+// Declares component `component_id` of `entity_id` on this client (S2):
+// `synced` true sends its state and commands; false keeps everything of
+// it on this client (those calls then fail with
+// `NETSYNC_ERR_UNSYNCED_COMPONENT` and nothing is sent). Registering
+// again switches it.
+enum NetsyncResult netsync_client_register_component(struct NetsyncClient *client,
+                                                     uint64_t entity_id,
+                                                     uint32_t component_id,
+                                                     bool synced);
+
+// The latest state of a synced component of an entity this client holds
+// (`len` bytes, at most `NETSYNC_MAX_PAYLOAD`). Sent reliably, only when
+// it changed, to every client that sees the entity, and kept by the relay
+// for late joiners. `NETSYNC_ERR_NOT_HELD` when another client holds it.
+enum NetsyncResult netsync_client_set_component_state(struct NetsyncClient *client,
+                                                      uint64_t entity_id,
+                                                      uint32_t component_id,
+                                                      const uint8_t *data,
+                                                      size_t len);
+
+// Sends a global command (`len` opaque bytes, at most
+// `NETSYNC_MAX_PAYLOAD`): reliably, once, to every client including this
+// one, in the same order everywhere, and to the embedded server. Queued
+// while disconnected and sent on (re)connection; `NETSYNC_ERR_LIMIT` when
+// too many wait for the relay.
+enum NetsyncResult netsync_client_send_global_command(struct NetsyncClient *client,
+                                                      const uint8_t *data,
+                                                      size_t len);
+
+// Sends a command for synced component `component_id` of `entity_id`:
+// reliably, once, to whoever holds the entity (or the embedded server
+// when nobody does). The component must be registered synced here.
+enum NetsyncResult netsync_client_send_component_command(struct NetsyncClient *client,
+                                                         uint64_t entity_id,
+                                                         uint32_t component_id,
+                                                         const uint8_t *data,
+                                                         size_t len);
 
 // Static name of a result code ("NETSYNC_OK", ...); "NETSYNC_UNKNOWN"
 // for a value that is not a code. Never NULL, never freed.

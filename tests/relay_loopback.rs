@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use glam::{Quat, Vec3};
-use netsync::client::{Client, ClientConfig, ClientEvent, ConnectionState};
+use netsync::client::{Client, ClientConfig, ClientEvent, ConnectionState, Removal};
 use netsync::core::timeline::Mode;
 use netsync::core::Sample;
 use netsync::netsim::NetworkProfile;
@@ -175,7 +175,11 @@ fn a_client_that_leaves_is_removed_everywhere() {
         let now = start.elapsed().as_secs_f64() + 10.0;
         clients[0].tick_with(now, |_, _| {}).unwrap();
         while let Some(e) = clients[0].poll_event() {
-            removed |= e == ClientEvent::EntityRemoved { entity: ids[1] };
+            removed |= e
+                == ClientEvent::EntityRemoved {
+                    entity: ids[1],
+                    reason: Removal::OwnerLeft,
+                };
         }
         std::thread::sleep(Duration::from_millis(20));
     }

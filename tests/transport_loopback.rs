@@ -19,7 +19,7 @@ fn udp() -> UdpTransport {
 }
 
 fn relay() -> (Relay, SocketAddr) {
-    let socket = RelaySocket::new(udp(), 16, NetClock::real());
+    let socket = RelaySocket::new(udp(), 16, NetClock::real(), Default::default());
     let addr = laminar::DatagramSocket::local_addr(&socket).unwrap();
     (ConnectionManager::new(socket, Config::default()), addr)
 }

@@ -1,7 +1,9 @@
 //! What the engine hears from a client, and what the two threads say.
 
+use crate::core::app_message::AppMessage;
 use crate::core::pose::Sample;
 use crate::net::handshake::RefusalReason;
+use crate::wire::message::{InterestSpec, RemovalReason};
 
 /// Connection states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +53,7 @@ pub enum ClientEvent {
     },
     EntityRemoved {
         entity: u64,
+        reason: Removal,
     },
     /// This client now holds the send right for `entity`.
     RightGained {
@@ -66,6 +69,29 @@ pub enum ClientEvent {
         entity: u64,
         reason: u8,
     },
+}
+
+/// Why a remote entity went away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Removal {
+    /// Its owner unregistered it (or the server removed it).
+    Unregistered,
+    /// Its owner disconnected or timed out.
+    OwnerLeft,
+    /// It left this client's interest (it may come back).
+    OutOfInterest,
+    /// Not heard of again after a reconnect.
+    Stale,
+}
+
+impl From<RemovalReason> for Removal {
+    fn from(r: RemovalReason) -> Self {
+        match r {
+            RemovalReason::Unregistered => Removal::Unregistered,
+            RemovalReason::OwnerLeft => Removal::OwnerLeft,
+            RemovalReason::OutOfInterest => Removal::OutOfInterest,
+        }
+    }
 }
 
 /// Engine thread -> network thread.
@@ -87,6 +113,31 @@ pub(crate) enum ToNetwork {
     Claim { mine: u64, other: u64 },
     /// A held neutral object is at rest.
     AtRest { entity: u64 },
+    /// The engine unregistered an entity it controlled.
+    Unregister { entity: u64 },
+    /// A global command, numbered `seq` by the engine side.
+    GlobalCommand { seq: u64, data: Vec<u8> },
+    /// A command for a component of `entity`, numbered like global ones.
+    ComponentCommand {
+        seq: u64,
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+    },
+    /// A synced component's latest state (of an entity this client holds).
+    ComponentState {
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+    },
+    /// What this client wants to hear about.
+    Interest(InterestSpec),
+    /// Where an entity this client holds is matched, and who sees it.
+    EntityInterest {
+        entity: u64,
+        region: u32,
+        min_class: u8,
+    },
 }
 
 /// Network thread -> engine thread.
@@ -102,7 +153,10 @@ pub(crate) enum FromNetwork {
     },
     Removed {
         entity: u64,
+        reason: RemovalReason,
     },
+    /// A command or component state for the game.
+    App(AppMessage),
     /// Everything the relay sent before a reconnect is stale.
     Reset,
     /// The relay announced a holder (0: nobody) and epoch.

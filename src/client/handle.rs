@@ -10,14 +10,22 @@ use std::sync::{Arc, Mutex};
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use super::config::ClientConfig;
-use super::events::{ClientEvent, ConnectionState, FromNetwork, ToNetwork};
+use super::events::{ClientEvent, ConnectionState, FromNetwork, Removal, ToNetwork};
 use super::network::{udp_factory, ClientDriver, EngineLink, NetworkStats, SocketFactory};
+use super::prediction_overlay::{PredictionOverlay, PredictionStats, Verdict};
+use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::pose::{Sample, SampleFlags};
 use crate::core::timeline::{Mode, Shown, Timeline, TimelineError, TimelineStats};
 use crate::net::clock::NetClock;
 use crate::net::worker::Worker;
 use crate::server::send_rights::EntityKind;
-use crate::wire::message::entity_kind;
+use crate::wire::message::{entity_kind, InterestSpec, MAX_PAYLOAD, MAX_REGIONS, MAX_VIEW_RADIUS};
+
+/// Most commands sent and not yet acknowledged by the relay.
+pub const MAX_PENDING_COMMANDS: u64 = 4096;
+/// Most received messages waiting for the game to poll them; beyond, the
+/// oldest are dropped (and counted).
+pub const MAX_QUEUED_MESSAGES: usize = 65_536;
 
 /// Why a client call was refused.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +38,24 @@ pub enum ClientError {
     RemoteEntity(u64),
     InvalidSample(&'static str),
     Timeline(TimelineError),
+    /// The component was never registered on this client.
+    UnknownComponent {
+        entity: u64,
+        component: u32,
+    },
+    /// The component is registered unsynced: nothing of it leaves the client.
+    UnsyncedComponent {
+        entity: u64,
+        component: u32,
+    },
+    /// Only the holder of the entity's send right may do that.
+    NotHeld(u64),
+    /// The entity is simulated here (held or controlled): set its state instead.
+    SimulatedHere(u64),
+    PayloadTooLarge(usize),
+    /// Too many commands wait for the relay's acknowledgement.
+    TooManyPending,
+    InvalidInterest(String),
 }
 
 impl std::fmt::Display for ClientError {
@@ -42,6 +68,29 @@ impl std::fmt::Display for ClientError {
             ClientError::RemoteEntity(id) => write!(f, "entity {id} belongs to another client"),
             ClientError::InvalidSample(why) => write!(f, "invalid state: {why}"),
             ClientError::Timeline(e) => write!(f, "{e}"),
+            ClientError::UnknownComponent { entity, component } => write!(
+                f,
+                "component {component} of entity {entity} is not registered on this client"
+            ),
+            ClientError::UnsyncedComponent { entity, component } => write!(
+                f,
+                "component {component} of entity {entity} is registered unsynced: nothing of it is sent"
+            ),
+            ClientError::NotHeld(id) => {
+                write!(f, "this client does not hold the send right of entity {id}")
+            }
+            ClientError::SimulatedHere(id) => write!(
+                f,
+                "entity {id} is simulated by this client: set its state instead of predicting it"
+            ),
+            ClientError::PayloadTooLarge(len) => {
+                write!(f, "payload of {len} bytes is over the limit of {MAX_PAYLOAD}")
+            }
+            ClientError::TooManyPending => write!(
+                f,
+                "{MAX_PENDING_COMMANDS} commands are waiting for the relay; try again later"
+            ),
+            ClientError::InvalidInterest(why) => write!(f, "invalid interest: {why}"),
         }
     }
 }
@@ -54,6 +103,11 @@ pub struct ClientStats {
     /// Bytes per second up and down over the last second or so.
     pub bytes_per_second_up: f64,
     pub bytes_per_second_down: f64,
+    pub prediction: PredictionStats,
+    /// Received messages dropped because the game did not poll them.
+    pub messages_dropped: u64,
+    /// Received messages waiting to be polled.
+    pub messages_queued: usize,
 }
 
 /// A client of a relay.
@@ -90,6 +144,16 @@ pub struct Client {
     /// The last pose the engine set per entity it simulates (to blend from
     /// when the right moves away).
     last_local: HashMap<u64, crate::core::pose::Pose>,
+    /// Components registered here, and whether each is synced.
+    components: HashMap<(u64, u32), bool>,
+    /// Commands and component states for the game, in arrival order.
+    messages: VecDeque<AppMessage>,
+    messages_dropped: u64,
+    /// Newest component-state version delivered per component.
+    component_versions: HashMap<(u64, u32), u64>,
+    /// Number of the next command this client sends.
+    next_command: u64,
+    overlay: PredictionOverlay,
 }
 
 /// How long after a reconnect an old remote entity may stay unconfirmed.
@@ -147,6 +211,12 @@ impl Client {
             claims: HashMap::new(),
             held: HashSet::new(),
             last_local: HashMap::new(),
+            components: HashMap::new(),
+            messages: VecDeque::new(),
+            messages_dropped: 0,
+            component_versions: HashMap::new(),
+            next_command: 1,
+            overlay: PredictionOverlay::default(),
         };
         Ok((client, driver))
     }
@@ -205,6 +275,7 @@ impl Client {
         }
         let expected = self.rights.get(&other).map_or(1, |r| r.1.wrapping_add(1));
         self.claims.insert(other, expected);
+        self.overlay.remove(other);
         let _ = self.to_network.send(ToNetwork::Claim { mine, other });
         Ok(())
     }
@@ -228,8 +299,197 @@ impl Client {
         if !self.owned.remove(&entity) {
             return Err(ClientError::NotRegistered(entity));
         }
-        let _ = self.to_network.send(ToNetwork::Forget { entity });
+        self.components.retain(|(e, _), _| *e != entity);
+        let _ = self.to_network.send(ToNetwork::Unregister { entity });
         Ok(())
+    }
+
+    /// Declares a component of `entity` (S2). A synced component's state
+    /// and commands travel; an unsynced one's never leave this client.
+    /// Registering again changes whether it is synced.
+    pub fn register_component(&mut self, entity: u64, component: u32, synced: bool) {
+        self.components.insert((entity, component), synced);
+    }
+
+    /// Whether a component is registered, and synced.
+    pub fn component_synced(&self, entity: u64, component: u32) -> Option<bool> {
+        self.components.get(&(entity, component)).copied()
+    }
+
+    fn synced_component(&self, entity: u64, component: u32) -> Result<(), ClientError> {
+        match self.components.get(&(entity, component)) {
+            None => Err(ClientError::UnknownComponent { entity, component }),
+            Some(false) => Err(ClientError::UnsyncedComponent { entity, component }),
+            Some(true) => Ok(()),
+        }
+    }
+
+    fn check_payload(data: &[u8]) -> Result<(), ClientError> {
+        if data.len() > MAX_PAYLOAD {
+            return Err(ClientError::PayloadTooLarge(data.len()));
+        }
+        Ok(())
+    }
+
+    fn take_command_number(&mut self) -> Result<u64, ClientError> {
+        let acked = self.network_stats().commands_acked;
+        if self.next_command - 1 - acked.min(self.next_command - 1) >= MAX_PENDING_COMMANDS {
+            return Err(ClientError::TooManyPending);
+        }
+        let seq = self.next_command;
+        self.next_command += 1;
+        Ok(seq)
+    }
+
+    /// The latest state of a synced component of an entity this client
+    /// holds; it reaches every client that sees the entity (and late
+    /// joiners), reliably and only when it changed.
+    pub fn set_component_state(
+        &mut self,
+        entity: u64,
+        component: u32,
+        data: &[u8],
+    ) -> Result<(), ClientError> {
+        self.synced_component(entity, component)?;
+        Self::check_payload(data)?;
+        if !self.holds(entity) {
+            return Err(ClientError::NotHeld(entity));
+        }
+        let _ = self.to_network.send(ToNetwork::ComponentState {
+            entity,
+            component,
+            data: data.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// A global command: every client (this one too) and the embedded
+    /// server receive it once, in the same order everywhere.
+    pub fn send_global_command(&mut self, data: &[u8]) -> Result<(), ClientError> {
+        Self::check_payload(data)?;
+        let seq = self.take_command_number()?;
+        let _ = self.to_network.send(ToNetwork::GlobalCommand {
+            seq,
+            data: data.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// A command for a synced component of `entity`, delivered once to
+    /// whoever holds the entity (or to the embedded server when nobody does).
+    pub fn send_component_command(
+        &mut self,
+        entity: u64,
+        component: u32,
+        data: &[u8],
+    ) -> Result<(), ClientError> {
+        self.synced_component(entity, component)?;
+        Self::check_payload(data)?;
+        let seq = self.take_command_number()?;
+        let _ = self.to_network.send(ToNetwork::ComponentCommand {
+            seq,
+            entity,
+            component,
+            data: data.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// The next received command or component state (they arrive with
+    /// ticks), without taking it.
+    pub fn peek_message(&self) -> Option<&AppMessage> {
+        self.messages.front()
+    }
+
+    /// Takes the next received command or component state.
+    pub fn poll_message(&mut self) -> Option<AppMessage> {
+        self.messages.pop_front()
+    }
+
+    /// What this client hears about (S2 interest filters).
+    pub fn set_interest(&mut self, spec: InterestSpec) -> Result<(), ClientError> {
+        if spec.regions.len() > MAX_REGIONS {
+            return Err(ClientError::InvalidInterest(format!(
+                "{} regions, at most {MAX_REGIONS}",
+                spec.regions.len()
+            )));
+        }
+        if spec.radius > MAX_VIEW_RADIUS {
+            return Err(ClientError::InvalidInterest(format!(
+                "radius {} cells, at most {MAX_VIEW_RADIUS}",
+                spec.radius
+            )));
+        }
+        if spec.regions.contains(&0) {
+            return Err(ClientError::InvalidInterest(
+                "region 0 means \"on the grid\" and cannot be subscribed".into(),
+            ));
+        }
+        let _ = self.to_network.send(ToNetwork::Interest(spec));
+        Ok(())
+    }
+
+    /// Where an entity this client holds is matched (`region` 0: by its
+    /// grid cell), and the least device class that sees it.
+    pub fn set_entity_interest(
+        &mut self,
+        entity: u64,
+        region: u32,
+        min_class: u8,
+    ) -> Result<(), ClientError> {
+        if !self.holds(entity) {
+            return Err(ClientError::NotHeld(entity));
+        }
+        let _ = self.to_network.send(ToNetwork::EntityInterest {
+            entity,
+            region,
+            min_class,
+        });
+        Ok(())
+    }
+
+    /// Shows `sample` for a remote entity at once (the expected result of
+    /// a command this client sent), until authoritative state covering
+    /// this moment arrives; then blends into it (S2 steps 1 and 5).
+    /// `sample.server_time` is ignored: the prediction is stamped now.
+    pub fn predict(&mut self, entity: u64, now: f64, sample: Sample) -> Result<(), ClientError> {
+        if self.holds(entity) {
+            return Err(ClientError::SimulatedHere(entity));
+        }
+        if !self.timeline.contains(entity) {
+            return Err(ClientError::Timeline(TimelineError::UnknownEntity(entity)));
+        }
+        if !sample.is_valid() {
+            return Err(ClientError::InvalidSample(
+                "values must be finite, the rotation non-zero and flags known",
+            ));
+        }
+        let Some(present) = self.server_time(now) else {
+            return Err(ClientError::Io(
+                "not connected: the server clock is unknown".into(),
+            ));
+        };
+        let mut stamped = sample;
+        stamped.server_time = present;
+        self.overlay.predict(entity, stamped);
+        Ok(())
+    }
+
+    fn deliver(&mut self, message: AppMessage) {
+        if message.kind == AppMessageKind::ComponentState {
+            let key = (message.entity, message.component);
+            let known = self.component_versions.entry(key).or_insert(0);
+            if message.sequence <= *known {
+                return;
+            }
+            *known = message.sequence;
+        }
+        if self.messages.len() >= MAX_QUEUED_MESSAGES {
+            self.messages.pop_front();
+            self.messages_dropped += 1;
+            log::warn!(target: "netsync::client", "message queue full: the oldest message was dropped (poll messages every frame)");
+        }
+        self.messages.push_back(message);
     }
 
     /// The true state of an owned entity this frame; it goes out at the
@@ -306,12 +566,18 @@ impl Client {
                         log::debug!(target: "netsync::client", "frame dropped: {e}");
                     }
                 }
-                FromNetwork::Removed { entity } => {
+                FromNetwork::Removed { entity, reason } => {
                     self.sequences.remove(&entity);
+                    self.overlay.remove(entity);
+                    self.component_versions.retain(|(e, _), _| *e != entity);
                     if self.timeline.remove(entity).is_ok() {
-                        self.events.push_back(ClientEvent::EntityRemoved { entity });
+                        self.events.push_back(ClientEvent::EntityRemoved {
+                            entity,
+                            reason: reason.into(),
+                        });
                     }
                 }
+                FromNetwork::App(message) => self.deliver(message),
                 FromNetwork::Reset => {
                     // A new relay may run another clock: start the timeline
                     // afresh and remove, after a grace period, whatever
@@ -355,7 +621,11 @@ impl Client {
                 let (_, gone) = self.stale.take().unwrap_or_default();
                 for entity in gone {
                     let _ = self.timeline.remove(entity);
-                    self.events.push_back(ClientEvent::EntityRemoved { entity });
+                    self.overlay.remove(entity);
+                    self.events.push_back(ClientEvent::EntityRemoved {
+                        entity,
+                        reason: Removal::Stale,
+                    });
                 }
             }
         }
@@ -375,6 +645,7 @@ impl Client {
         let mine_now = self.client_id != 0 && holder == self.client_id;
         if mine_now {
             self.claims.remove(&entity);
+            self.overlay.remove(entity);
             // Controlled entities are ours anyway; only neutral ones move.
             if !self.owned.contains(&entity) {
                 self.held.insert(entity);
@@ -456,22 +727,60 @@ impl Client {
         // What this client simulates itself is not shown from the network.
         // Owned entities never enter the timeline; held or claimed neutral
         // objects may, and are few: no lookup at all when there are none.
-        if self.claims.is_empty() && self.held.is_empty() {
+        if self.claims.is_empty() && self.held.is_empty() && self.overlay.is_empty() {
             return self
                 .timeline
                 .tick_with(now, visit)
                 .map_err(ClientError::Timeline);
         }
+        // Predicted entities (few): judged against last tick's render time.
+        let present = self.server_time(now);
+        let judged: Vec<(u64, f64, Option<f64>)> = self
+            .overlay
+            .entities()
+            .into_iter()
+            .map(|e| {
+                let mode = self
+                    .timeline
+                    .mode_of(e)
+                    .unwrap_or(self.timeline.config().mode);
+                (
+                    e,
+                    self.timeline.render_time(mode),
+                    self.timeline.newest_time(e),
+                )
+            })
+            .collect();
+        let mut handed_back = Vec::new();
         let mut shown = 0;
-        let (claims, held) = (&self.claims, &self.held);
+        let (claims, held, overlay) = (&self.claims, &self.held, &mut self.overlay);
         self.timeline
             .tick_with(now, |_, s| {
-                if !claims.contains_key(&s.entity) && !held.contains(&s.entity) {
-                    visit(shown, s);
-                    shown += 1;
+                if claims.contains_key(&s.entity) || held.contains(&s.entity) {
+                    return;
                 }
+                let verdict = match (present, judged.iter().find(|j| j.0 == s.entity)) {
+                    (Some(present), Some(&(_, render, newest))) => {
+                        overlay.judge(s.entity, present, render, newest, s.pose)
+                    }
+                    _ => None,
+                };
+                let pose = match verdict {
+                    Some(Verdict::Show(p)) => p,
+                    Some(Verdict::HandBack(p)) => {
+                        handed_back.push((s.entity, p));
+                        p
+                    }
+                    None => s.pose,
+                };
+                visit(shown, &Shown { pose, ..*s });
+                shown += 1;
             })
             .map_err(ClientError::Timeline)?;
+        // The timeline blends from the predicted pose into its own.
+        for (entity, pose) in handed_back {
+            self.timeline.start_from(entity, pose);
+        }
         Ok(shown)
     }
 
@@ -536,6 +845,9 @@ impl Client {
             timeline: self.timeline.stats(),
             bytes_per_second_up: self.rates.0,
             bytes_per_second_down: self.rates.1,
+            prediction: self.overlay.stats(),
+            messages_dropped: self.messages_dropped,
+            messages_queued: self.messages.len(),
         }
     }
 

@@ -8,8 +8,9 @@ pub mod events;
 pub mod handle;
 mod loss;
 mod network;
+pub mod prediction_overlay;
 
 pub use config::ClientConfig;
-pub use events::{ClientEvent, ConnectionState, DisconnectReason};
+pub use events::{ClientEvent, ConnectionState, DisconnectReason, Removal};
 pub use handle::{Client, ClientError, ClientStats};
 pub use network::{ClientDriver, NetworkStats, SocketFactory};

@@ -2,7 +2,7 @@
 //! state out through the send filter, snapshots in. It never blocks the
 //! engine: everything crosses through channels.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,6 +15,7 @@ use super::clock::{ClockEstimator, ClockStats};
 use super::config::ClientConfig;
 use super::events::{ClientEvent, ConnectionState, DisconnectReason, FromNetwork, ToNetwork};
 use super::loss::LossMeter;
+use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::pose::Sample;
 use crate::core::send_filter::SendFilter;
 use crate::net::clock::NetClock;
@@ -22,7 +23,7 @@ use crate::net::handshake::ClientHandshake;
 use crate::net::laminar_socket::ClientSocket;
 use crate::net::raw_socket::{Conditioned, RawSocket, UdpTransport};
 use crate::server::relay_server::laminar_config;
-use crate::wire::message::{EntityUpdate, Message, UpdatePacker};
+use crate::wire::message::{EntityUpdate, InterestSpec, Message, UpdatePacker};
 use crate::wire::quantize::Precision;
 use crate::wire::Writer;
 
@@ -42,6 +43,12 @@ pub struct NetworkStats {
     pub states_skipped: u64,
     /// Share of recent clock probes that got no answer (round-trip loss).
     pub loss: f64,
+    /// Highest command number the relay has acknowledged.
+    pub commands_acked: u64,
+    /// Global commands delivered, and numbers skipped (missed while away
+    /// for longer than the relay keeps them).
+    pub global_commands: u64,
+    pub global_gaps: u64,
 }
 
 impl Default for NetworkStats {
@@ -58,6 +65,9 @@ impl Default for NetworkStats {
             states_sent: 0,
             states_skipped: 0,
             loss: 0.0,
+            commands_acked: 0,
+            global_commands: 0,
+            global_gaps: 0,
         }
     }
 }
@@ -128,17 +138,36 @@ pub struct ClientDriver {
     sequences: HashMap<u64, u8>,
     /// Send-right epochs as announced (or expected after a claim).
     epochs: HashMap<u64, u32>,
-    /// Reliable messages the engine asked for, sent once connected.
+    /// Reliable messages that need no order (claims, rest reports), sent
+    /// once connected.
     pending_reliable: Vec<Message>,
+    /// Reliable messages on the ordered stream, sent once welcomed.
+    pending_ordered: Vec<Message>,
+    /// True once the current relay's welcome arrived (the session and
+    /// everything that must follow it can go).
+    welcomed: bool,
     /// Every registration, sent again to a new relay after a reconnect.
     registrations: Vec<Message>,
+    /// This client's session: the same across reconnects, so that the
+    /// relay applies each command once.
+    session: u64,
+    /// Commands not yet acknowledged, resent after a reconnect.
+    unacked: VecDeque<(u64, Message)>,
+    /// Latest state of each synced component, resent after a reconnect.
+    component_states: HashMap<(u64, u32), Vec<u8>>,
+    state_seq: u64,
+    interest: Option<InterestSpec>,
+    entity_interests: HashMap<u64, (u32, u8)>,
+    /// Relay process of the last welcome, and the last global command
+    /// delivered from it.
+    relay_instance: u64,
+    last_global: u64,
     precision: Precision,
     ping_sequence: u32,
     pings: HashMap<u32, f64>,
     loss: LossMeter,
     next_send: f64,
     next_ping: f64,
-    next_keepalive: f64,
     ever_connected: bool,
     seen_resyncs: u64,
     reported: Option<DisconnectReason>,
@@ -168,14 +197,23 @@ impl ClientDriver {
             sequences: HashMap::new(),
             epochs: HashMap::new(),
             pending_reliable: Vec::new(),
+            pending_ordered: Vec::new(),
+            welcomed: false,
             registrations: Vec::new(),
+            session: fastrand::u64(1..),
+            unacked: VecDeque::new(),
+            component_states: HashMap::new(),
+            state_seq: 0,
+            interest: None,
+            entity_interests: HashMap::new(),
+            relay_instance: 0,
+            last_global: 0,
             precision: Precision::default(),
             ping_sequence: 0,
             pings: HashMap::new(),
             loss: LossMeter::default(),
             next_send: 0.0,
             next_ping: 0.0,
-            next_keepalive: 0.0,
             ever_connected: false,
             seen_resyncs: 0,
             reported: None,
@@ -258,8 +296,70 @@ impl ClientDriver {
                     self.filter.forget(entity);
                 }
                 Ok(ToNetwork::Register { entity, kind }) => {
-                    self.pending_reliable
-                        .push(Message::Register { entity, kind });
+                    let message = Message::Register { entity, kind };
+                    self.registrations.push(message.clone());
+                    self.ordered(message);
+                }
+                Ok(ToNetwork::Unregister { entity }) => {
+                    self.owned.remove(&entity);
+                    self.sequences.remove(&entity);
+                    self.filter.forget(entity);
+                    self.registrations.retain(
+                        |m| !matches!(m, Message::Register { entity: e, .. } if *e == entity),
+                    );
+                    self.component_states.retain(|(e, _), _| *e != entity);
+                    self.entity_interests.remove(&entity);
+                    self.ordered(Message::Unregister { entity });
+                }
+                Ok(ToNetwork::GlobalCommand { seq, data }) => {
+                    let message = Message::GlobalCommandUp { seq, data };
+                    self.unacked.push_back((seq, message.clone()));
+                    self.ordered(message);
+                }
+                Ok(ToNetwork::ComponentCommand {
+                    seq,
+                    entity,
+                    component,
+                    data,
+                }) => {
+                    let message = Message::ComponentCommandUp {
+                        seq,
+                        entity,
+                        component,
+                        data,
+                    };
+                    self.unacked.push_back((seq, message.clone()));
+                    self.ordered(message);
+                }
+                Ok(ToNetwork::ComponentState {
+                    entity,
+                    component,
+                    data,
+                }) => {
+                    // Send on change: the game may set it every frame.
+                    if self.component_states.get(&(entity, component)) == Some(&data) {
+                        continue;
+                    }
+                    self.component_states
+                        .insert((entity, component), data.clone());
+                    let message = self.component_state_message(entity, component, data);
+                    self.ordered(message);
+                }
+                Ok(ToNetwork::Interest(spec)) => {
+                    self.interest = Some(spec.clone());
+                    self.ordered(Message::Interest(spec));
+                }
+                Ok(ToNetwork::EntityInterest {
+                    entity,
+                    region,
+                    min_class,
+                }) => {
+                    self.entity_interests.insert(entity, (region, min_class));
+                    self.ordered(Message::EntityInterest {
+                        entity,
+                        region,
+                        min_class,
+                    });
                 }
                 Ok(ToNetwork::Claim { mine, other }) => {
                     // Optimistic: send under the epoch a grant would give.
@@ -283,6 +383,65 @@ impl ClientDriver {
                 }
             }
         }
+    }
+
+    /// Queues a message for the ordered stream: it goes once the relay has
+    /// welcomed this client; what is queued before that is covered by the
+    /// catch-up that follows the welcome.
+    fn ordered(&mut self, message: Message) {
+        if self.welcomed {
+            self.pending_ordered.push(message);
+        }
+    }
+
+    fn component_state_message(&mut self, entity: u64, component: u32, data: Vec<u8>) -> Message {
+        self.state_seq += 1;
+        Message::ComponentStateUp {
+            seq: self.state_seq,
+            entity,
+            component,
+            data,
+        }
+    }
+
+    /// After a welcome: the session first, then everything the relay must
+    /// know again (it may be a new relay, or have lost this client).
+    fn catch_up(&mut self, instance: u64, next_global: u64) {
+        if instance != self.relay_instance {
+            // Another relay process: its numbering of global commands starts here.
+            self.relay_instance = instance;
+            self.last_global = next_global.saturating_sub(1);
+        }
+        let mut queue = vec![Message::Session {
+            session: self.session,
+            last_global: self.last_global,
+        }];
+        queue.extend(self.registrations.iter().cloned());
+        if let Some(spec) = &self.interest {
+            queue.push(Message::Interest(spec.clone()));
+        }
+        let mut interests: Vec<_> = self.entity_interests.iter().collect();
+        interests.sort_unstable_by_key(|(e, _)| **e);
+        for (&entity, &(region, min_class)) in interests {
+            queue.push(Message::EntityInterest {
+                entity,
+                region,
+                min_class,
+            });
+        }
+        queue.extend(self.unacked.iter().map(|(_, m)| m.clone()));
+        let mut states: Vec<_> = self
+            .component_states
+            .iter()
+            .map(|(&k, v)| (k, v.clone()))
+            .collect();
+        states.sort_unstable_by_key(|(k, _)| *k);
+        for ((entity, component), data) in states {
+            let message = self.component_state_message(entity, component, data);
+            queue.push(message);
+        }
+        self.pending_ordered = queue;
+        self.welcomed = true;
     }
 
     /// Polls laminar and handles what arrived; true when the relay was lost.
@@ -325,7 +484,7 @@ impl ClientDriver {
                     .as_ref()
                     .map(|m| m.socket().handshake().clone());
                 match handshake {
-                    Some(ClientHandshake::Admitted { client_id }) => self.admitted(client_id, now),
+                    Some(ClientHandshake::Admitted { client_id }) => self.admitted(client_id),
                     Some(ClientHandshake::Refused(reason)) => {
                         self.stats.state = ConnectionState::Disconnected;
                         self.emit(ClientEvent::Disconnected(DisconnectReason::Refused(reason)));
@@ -365,7 +524,7 @@ impl ClientDriver {
         }
     }
 
-    fn admitted(&mut self, client_id: u32, now: f64) {
+    fn admitted(&mut self, client_id: u32) {
         self.stats.client_id = client_id;
         self.stats.state = ConnectionState::Connected;
         self.phase = Phase::Connected;
@@ -381,24 +540,42 @@ impl ClientDriver {
         // kinds again; its epochs start afresh.
         self.filter = SendFilter::new(self.config.send_filter);
         self.epochs.clear();
-        self.pending_reliable = self.registrations.clone();
-        // laminar needs a first packet to create the connection.
-        self.next_keepalive = now;
+        // Everything ordered waits for the welcome (`catch_up`).
+        self.welcomed = false;
+        self.pending_ordered.clear();
+        self.pending_reliable.clear();
+        // laminar needs a first packet to create the connection: the new
+        // socket's pacer sends a keep-alive at once.
     }
 
     fn send_due(&mut self, now: f64) {
-        let Some(m) = self.manager.as_ref() else {
+        let Some(m) = self.manager.as_mut() else {
             return;
         };
         let sender = m.event_sender().clone();
         let relay = self.config.relay;
-        let mut out: Vec<(Vec<u8>, bool)> = Vec::new();
-        if now >= self.next_keepalive {
-            self.next_keepalive = now + 0.1;
-            out.push((encode(&Message::KeepAlive, &self.precision), true));
+        // (payload, delivery)
+        let mut out: Vec<(Vec<u8>, Delivery)> = Vec::new();
+        let due = m.socket_mut().pace(now);
+        for _ in 0..due.ack_requests {
+            out.push((
+                encode(&Message::AckRequest, &self.precision),
+                Delivery::Reliable,
+            ));
+        }
+        if due.keepalive {
+            out.push((
+                encode(&Message::KeepAlive, &self.precision),
+                Delivery::Reliable,
+            ));
         }
         for message in std::mem::take(&mut self.pending_reliable) {
-            out.push((encode(&message, &self.precision), true));
+            out.push((encode(&message, &self.precision), Delivery::Reliable));
+        }
+        if self.welcomed {
+            for message in std::mem::take(&mut self.pending_ordered) {
+                out.push((encode(&message, &self.precision), Delivery::Ordered));
+            }
         }
         if now >= self.next_ping {
             self.next_ping = now + 1.0 / self.config.ping_rate;
@@ -410,7 +587,7 @@ impl ClientDriver {
                 sequence: self.ping_sequence,
                 client_time: now,
             };
-            out.push((encode(&ping, &self.precision), false));
+            out.push((encode(&ping, &self.precision), Delivery::Unreliable));
         }
         if self.clock_estimate.stats().resyncs != self.seen_resyncs {
             // The relay's clock moved: resend everything on the new base.
@@ -444,16 +621,16 @@ impl ClientDriver {
                     }
                 }
                 for payload in pack_owned_state(server_now, &updates, &self.precision) {
-                    out.push((payload, false));
+                    out.push((payload, Delivery::Unreliable));
                 }
             }
         }
-        for (payload, reliable) in out {
+        for (payload, delivery) in out {
             self.stats.bytes_sent += payload.len() as u64;
-            let packet = if reliable {
-                Packet::reliable_unordered(relay, payload)
-            } else {
-                Packet::unreliable(relay, payload)
+            let packet = match delivery {
+                Delivery::Reliable => Packet::reliable_unordered(relay, payload),
+                Delivery::Ordered => Packet::reliable_ordered(relay, payload, Some(0)),
+                Delivery::Unreliable => Packet::unreliable(relay, payload),
             };
             let _ = sender.send(packet);
         }
@@ -471,10 +648,13 @@ impl ClientDriver {
             Message::Welcome {
                 server_time,
                 precision,
+                instance,
+                next_global,
                 ..
             } => {
                 self.precision = precision;
                 self.clock_estimate.welcome(server_time, now);
+                self.catch_up(instance, next_global);
             }
             Message::Pong {
                 sequence,
@@ -500,10 +680,80 @@ impl ClientDriver {
                     samples,
                 });
             }
-            Message::EntityRemoved { entity, .. } => {
-                let _ = self.link.to_engine.send(FromNetwork::Removed { entity });
+            Message::EntityRemoved { entity, reason } => {
+                let _ = self
+                    .link
+                    .to_engine
+                    .send(FromNetwork::Removed { entity, reason });
             }
-            Message::KeepAlive | Message::Ping { .. } | Message::OwnedState { .. } => {}
+            Message::GlobalCommand {
+                global_seq,
+                sender,
+                server_time,
+                data,
+            } => {
+                // Replays after a reconnect may repeat what was delivered.
+                if global_seq <= self.last_global {
+                    return;
+                }
+                if global_seq > self.last_global + 1 {
+                    self.stats.global_gaps += global_seq - self.last_global - 1;
+                }
+                self.last_global = global_seq;
+                self.stats.global_commands += 1;
+                let _ = self.link.to_engine.send(FromNetwork::App(AppMessage {
+                    kind: AppMessageKind::GlobalCommand,
+                    sender,
+                    entity: 0,
+                    component: 0,
+                    sequence: global_seq,
+                    server_time,
+                    data,
+                }));
+            }
+            Message::ComponentCommand {
+                sender,
+                entity,
+                component,
+                server_time,
+                data,
+            } => {
+                let _ = self.link.to_engine.send(FromNetwork::App(AppMessage {
+                    kind: AppMessageKind::ComponentCommand,
+                    sender,
+                    entity,
+                    component,
+                    sequence: 0,
+                    server_time,
+                    data,
+                }));
+            }
+            Message::ComponentState {
+                entity,
+                component,
+                version,
+                data,
+            } => {
+                let _ = self.link.to_engine.send(FromNetwork::App(AppMessage {
+                    kind: AppMessageKind::ComponentState,
+                    sender: 0,
+                    entity,
+                    component,
+                    sequence: version,
+                    server_time: 0.0,
+                    data,
+                }));
+            }
+            Message::CommandAck { seq } => {
+                while self.unacked.front().is_some_and(|(s, _)| *s <= seq) {
+                    self.unacked.pop_front();
+                }
+                self.stats.commands_acked = self.stats.commands_acked.max(seq);
+            }
+            Message::KeepAlive
+            | Message::AckRequest
+            | Message::Ping { .. }
+            | Message::OwnedState { .. } => {}
             Message::RightChanged {
                 entity,
                 holder,
@@ -522,9 +772,30 @@ impl ClientDriver {
                     .to_engine
                     .send(FromNetwork::Refused { entity, reason });
             }
-            Message::Register { .. } | Message::Claim { .. } | Message::AtRest { .. } => {}
+            // Client -> relay messages: a relay never sends them.
+            Message::Register { .. }
+            | Message::Claim { .. }
+            | Message::AtRest { .. }
+            | Message::Session { .. }
+            | Message::GlobalCommandUp { .. }
+            | Message::ComponentCommandUp { .. }
+            | Message::ComponentStateUp { .. }
+            | Message::Interest(_)
+            | Message::EntityInterest { .. }
+            | Message::Unregister { .. } => self.stats.malformed += 1,
         }
     }
+}
+
+/// How a message travels.
+#[derive(Clone, Copy, Debug)]
+enum Delivery {
+    Unreliable,
+    /// Reliable, any order (keep-alives, claims, rest reports).
+    Reliable,
+    /// Reliable, in order (the session, commands, registrations and
+    /// everything that depends on them).
+    Ordered,
 }
 
 /// A control message's bytes (they carry no value that can fail).

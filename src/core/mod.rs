@@ -1,6 +1,7 @@
 //! The sans-IO sync core: every algorithm that decides what a player sees,
 //! with time passed in. No sockets, threads or clocks live here.
 
+pub mod app_message;
 pub mod interpolate;
 pub mod pose;
 pub mod prediction;

@@ -10,7 +10,7 @@ use super::server::c_str;
 use super::timeline::{mode_from, NetsyncTimelineConfig};
 use super::types::{NetsyncSample, NetsyncTransform};
 use crate::client::{
-    Client, ClientConfig, ClientError, ClientEvent, ConnectionState, DisconnectReason,
+    Client, ClientConfig, ClientError, ClientEvent, ConnectionState, DisconnectReason, Removal,
 };
 use crate::net::handshake::RefusalReason;
 use crate::netsim::NetworkProfile;
@@ -41,6 +41,14 @@ pub const NETSYNC_EVENT_RIGHT_GAINED: u32 = 6;
 pub const NETSYNC_EVENT_RIGHT_LOST: u32 = 7;
 /// The relay refused this client's claim (`reason`: `NETSYNC_CLAIM_*`).
 pub const NETSYNC_EVENT_RIGHT_REFUSED: u32 = 8;
+
+/// Why an entity was removed (`NetsyncClientEvent::reason` of ENTITY_REMOVED).
+pub const NETSYNC_REMOVED_UNREGISTERED: u32 = 1;
+pub const NETSYNC_REMOVED_OWNER_LEFT: u32 = 2;
+/// It left this client's interest; it comes back with full state if it re-enters.
+pub const NETSYNC_REMOVED_OUT_OF_INTEREST: u32 = 3;
+/// Not heard of again after a reconnect.
+pub const NETSYNC_REMOVED_STALE: u32 = 4;
 
 /// Send-right kinds (`netsync_client_register_entity_kind`).
 pub const NETSYNC_KIND_CONTROLLED: u32 = 0;
@@ -108,7 +116,8 @@ pub struct NetsyncClientEvent {
     pub client_id: u32,
     /// Entity events: the entity.
     pub entity_id: u64,
-    /// Disconnected: `NETSYNC_REASON_*`.
+    /// Disconnected: `NETSYNC_REASON_*`; entity removed: `NETSYNC_REMOVED_*`;
+    /// right refused: `NETSYNC_CLAIM_*`.
     pub reason: u32,
 }
 
@@ -144,6 +153,23 @@ pub struct NetsyncClientStats {
     /// Owned states the send filter sent / held back.
     pub states_sent: u64,
     pub states_skipped: u64,
+    /// Highest command number the relay acknowledged (commands are
+    /// numbered from 1 in sending order).
+    pub commands_acked: u64,
+    /// Global commands delivered, and numbers missed while away for longer
+    /// than the relay keeps them.
+    pub global_commands: u64,
+    pub global_gaps: u64,
+    /// Received messages waiting for `netsync_client_poll_message`, and
+    /// those dropped because the queue was full.
+    pub messages_queued: u64,
+    pub messages_dropped: u64,
+    /// Predictions handed back after authority covered them / after the
+    /// timeout; their error at the same server time, last and largest (m).
+    pub predictions_confirmed: u64,
+    pub predictions_timed_out: u64,
+    pub prediction_error_last: f64,
+    pub prediction_error_max: f64,
 }
 
 fn network_code(profile: Option<NetworkProfile>) -> u32 {
@@ -211,19 +237,29 @@ impl NetsyncClientConfig {
     }
 }
 
-fn client_error(e: ClientError) -> FfiError {
+pub(crate) fn client_error(e: ClientError) -> FfiError {
+    use crate::core::timeline::TimelineError;
     let code = match e {
-        ClientError::NotRegistered(_) | ClientError::RemoteEntity(_) => {
+        ClientError::NotRegistered(_)
+        | ClientError::RemoteEntity(_)
+        | ClientError::Timeline(TimelineError::UnknownEntity(_)) => {
             NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY
         }
-        ClientError::AlreadyRegistered(_) => NetsyncResult::NETSYNC_ERR_WRONG_STATE,
+        ClientError::AlreadyRegistered(_) | ClientError::SimulatedHere(_) => {
+            NetsyncResult::NETSYNC_ERR_WRONG_STATE
+        }
         ClientError::Io(_) => NetsyncResult::NETSYNC_ERR_IO,
+        ClientError::UnknownComponent { .. } => NetsyncResult::NETSYNC_ERR_UNKNOWN_COMPONENT,
+        ClientError::UnsyncedComponent { .. } => NetsyncResult::NETSYNC_ERR_UNSYNCED_COMPONENT,
+        ClientError::PayloadTooLarge(_) => NetsyncResult::NETSYNC_ERR_TOO_LARGE,
+        ClientError::NotHeld(_) => NetsyncResult::NETSYNC_ERR_NOT_HELD,
+        ClientError::TooManyPending => NetsyncResult::NETSYNC_ERR_LIMIT,
         _ => NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT,
     };
     FfiError::new(code, e.to_string())
 }
 
-fn with_client<R>(
+pub(crate) fn with_client<R>(
     client: *const NetsyncClient,
     f: impl FnOnce(&mut Client) -> Result<R, FfiError>,
 ) -> Result<R, FfiError> {
@@ -520,9 +556,15 @@ pub extern "C" fn netsync_client_poll_event(
                 entity_id: entity,
                 ..Default::default()
             },
-            ClientEvent::EntityRemoved { entity } => NetsyncClientEvent {
+            ClientEvent::EntityRemoved { entity, reason } => NetsyncClientEvent {
                 kind: NETSYNC_EVENT_ENTITY_REMOVED,
                 entity_id: entity,
+                reason: match reason {
+                    Removal::Unregistered => NETSYNC_REMOVED_UNREGISTERED,
+                    Removal::OwnerLeft => NETSYNC_REMOVED_OWNER_LEFT,
+                    Removal::OutOfInterest => NETSYNC_REMOVED_OUT_OF_INTEREST,
+                    Removal::Stale => NETSYNC_REMOVED_STALE,
+                },
                 ..Default::default()
             },
             ClientEvent::RightGained { entity } => NetsyncClientEvent {
@@ -636,6 +678,15 @@ pub extern "C" fn netsync_client_stats(
             reconnects: n.reconnects,
             states_sent: n.states_sent,
             states_skipped: n.states_skipped,
+            commands_acked: n.commands_acked,
+            global_commands: n.global_commands,
+            global_gaps: n.global_gaps,
+            messages_queued: s.messages_queued as u64,
+            messages_dropped: s.messages_dropped,
+            predictions_confirmed: s.prediction.confirmed,
+            predictions_timed_out: s.prediction.timed_out,
+            prediction_error_last: s.prediction.last_error as f64,
+            prediction_error_max: s.prediction.max_error as f64,
         };
         // SAFETY: checked for NULL.
         unsafe { out.write(stats) };

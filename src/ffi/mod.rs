@@ -17,7 +17,9 @@
 
 pub mod client;
 pub mod handles;
+pub mod interest;
 pub mod log_sink;
+pub mod messages;
 pub mod result;
 pub mod send_filter;
 pub mod server;

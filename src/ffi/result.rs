@@ -32,11 +32,19 @@ pub enum NetsyncResult {
     NETSYNC_ERR_PANIC = 9,
     /// The operating system refused a socket operation (bind, send).
     NETSYNC_ERR_IO = 10,
+    /// The component was never registered on this client.
+    NETSYNC_ERR_UNKNOWN_COMPONENT = 11,
+    /// The component is registered unsynced: nothing of it leaves the client.
+    NETSYNC_ERR_UNSYNCED_COMPONENT = 12,
+    /// A payload is larger than `NETSYNC_MAX_PAYLOAD`.
+    NETSYNC_ERR_TOO_LARGE = 13,
+    /// Only the holder of the entity's send right may do that.
+    NETSYNC_ERR_NOT_HELD = 14,
 }
 
 impl NetsyncResult {
     /// Every code, for bindings and tests.
-    pub const ALL: [NetsyncResult; 11] = [
+    pub const ALL: [NetsyncResult; 15] = [
         NetsyncResult::NETSYNC_OK,
         NetsyncResult::NETSYNC_ERR_NULL_POINTER,
         NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT,
@@ -48,6 +56,10 @@ impl NetsyncResult {
         NetsyncResult::NETSYNC_ERR_LIMIT,
         NetsyncResult::NETSYNC_ERR_PANIC,
         NetsyncResult::NETSYNC_ERR_IO,
+        NetsyncResult::NETSYNC_ERR_UNKNOWN_COMPONENT,
+        NetsyncResult::NETSYNC_ERR_UNSYNCED_COMPONENT,
+        NetsyncResult::NETSYNC_ERR_TOO_LARGE,
+        NetsyncResult::NETSYNC_ERR_NOT_HELD,
     ];
 
     fn name(self) -> &'static std::ffi::CStr {
@@ -63,6 +75,10 @@ impl NetsyncResult {
             NetsyncResult::NETSYNC_ERR_LIMIT => c"NETSYNC_ERR_LIMIT",
             NetsyncResult::NETSYNC_ERR_PANIC => c"NETSYNC_ERR_PANIC",
             NetsyncResult::NETSYNC_ERR_IO => c"NETSYNC_ERR_IO",
+            NetsyncResult::NETSYNC_ERR_UNKNOWN_COMPONENT => c"NETSYNC_ERR_UNKNOWN_COMPONENT",
+            NetsyncResult::NETSYNC_ERR_UNSYNCED_COMPONENT => c"NETSYNC_ERR_UNSYNCED_COMPONENT",
+            NetsyncResult::NETSYNC_ERR_TOO_LARGE => c"NETSYNC_ERR_TOO_LARGE",
+            NetsyncResult::NETSYNC_ERR_NOT_HELD => c"NETSYNC_ERR_NOT_HELD",
         }
     }
 }

@@ -5,7 +5,7 @@ use super::result::{guard, NetsyncResult};
 /// Major version of the C ABI: bindings refuse a library whose major differs.
 pub const NETSYNC_ABI_VERSION_MAJOR: u32 = 0;
 /// Minor version: additions that keep old callers working.
-pub const NETSYNC_ABI_VERSION_MINOR: u32 = 2;
+pub const NETSYNC_ABI_VERSION_MINOR: u32 = 3;
 /// `(major << 16) | minor`.
 pub const NETSYNC_ABI_VERSION: u32 = (NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR;
 

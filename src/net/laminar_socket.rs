@@ -1,10 +1,13 @@
 //! laminar's `DatagramSocket` over our sockets, with the handshake in
 //! front: on the relay only admitted addresses reach laminar; on a client
-//! only the relay's address does, and only after admission.
+//! only the relay's address does, and only after admission. Every
+//! datagram also passes the ack pacer, which says when reliable traffic
+//! is due (net::ack_pacer).
 
 use std::io;
 use std::net::SocketAddr;
 
+use super::ack_pacer::{Due, PacerConfig, PacerStats, Pacers, PeerPacer};
 use super::clock::NetClock;
 use super::handshake::{is_handshake, Admission, ClientHandshake, GateOutcome, Gatekeeper};
 use super::raw_socket::RawSocket;
@@ -30,17 +33,28 @@ pub struct RelaySocket<R: RawSocket> {
     clock: NetClock,
     admitted: Vec<(SocketAddr, Admission)>,
     stats: GateStats,
+    pacers: Pacers,
 }
 
 impl<R: RawSocket> RelaySocket<R> {
-    pub fn new(inner: R, max_clients: usize, clock: NetClock) -> Self {
+    pub fn new(inner: R, max_clients: usize, clock: NetClock, pacing: PacerConfig) -> Self {
         RelaySocket {
             inner,
             gate: Gatekeeper::new(max_clients),
             clock,
             admitted: Vec::new(),
             stats: GateStats::default(),
+            pacers: Pacers::new(pacing),
         }
+    }
+
+    /// Reliable packets due now for `addr`.
+    pub fn pace(&mut self, addr: SocketAddr, now: f64) -> Due {
+        self.pacers.due(addr, now)
+    }
+
+    pub fn pacer_stats(&self, addr: &SocketAddr) -> Option<PacerStats> {
+        self.pacers.get(addr).map(PeerPacer::stats)
     }
 
     /// Addresses admitted since the last call.
@@ -54,6 +68,7 @@ impl<R: RawSocket> RelaySocket<R> {
 
     /// Forgets an address: its datagrams are dropped until it shakes hands again.
     pub fn evict(&mut self, addr: &SocketAddr) -> Option<Admission> {
+        self.pacers.forget(addr);
         self.gate.evict(addr)
     }
 
@@ -68,6 +83,7 @@ impl<R: RawSocket> RelaySocket<R> {
 
 impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
     fn send_packet(&mut self, addr: &SocketAddr, payload: &[u8]) -> io::Result<usize> {
+        self.pacers.on_sent(*addr, payload, self.clock.now());
         self.inner.send(*addr, payload)
     }
 
@@ -95,6 +111,8 @@ impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
                 continue;
             }
             if self.gate.is_admitted(&from) {
+                self.pacers
+                    .on_received(from, &buffer[..n], self.clock.now());
                 return Ok((&buffer[..n], from));
             }
             self.stats.dropped_unadmitted += 1;
@@ -118,6 +136,7 @@ pub struct ClientSocket<R: RawSocket> {
     handshake: ClientHandshake,
     clock: NetClock,
     stats: GateStats,
+    pacer: PeerPacer,
 }
 
 impl<R: RawSocket> ClientSocket<R> {
@@ -128,7 +147,17 @@ impl<R: RawSocket> ClientSocket<R> {
             handshake: ClientHandshake::start(nonce),
             clock,
             stats: GateStats::default(),
+            pacer: PeerPacer::new(PacerConfig::default()),
         }
+    }
+
+    /// Reliable packets due now for the relay.
+    pub fn pace(&mut self, now: f64) -> Due {
+        self.pacer.due(now)
+    }
+
+    pub fn pacer_stats(&self) -> PacerStats {
+        self.pacer.stats()
     }
 
     pub fn relay(&self) -> SocketAddr {
@@ -165,6 +194,7 @@ impl<R: RawSocket> laminar::DatagramSocket for ClientSocket<R> {
                 "not admitted by the relay yet",
             ));
         }
+        self.pacer.on_sent(payload, self.clock.now());
         self.inner.send(*addr, payload)
     }
 
@@ -185,6 +215,7 @@ impl<R: RawSocket> laminar::DatagramSocket for ClientSocket<R> {
                 continue;
             }
             if matches!(self.handshake, ClientHandshake::Admitted { .. }) {
+                self.pacer.on_received(&buffer[..n], self.clock.now());
                 return Ok((&buffer[..n], from));
             }
             self.stats.dropped_unadmitted += 1;

@@ -1,6 +1,8 @@
 //! The transport layer: the stateless handshake that admits an address
-//! before laminar sees it, and (next) the datagram sockets laminar runs on.
+//! before laminar sees it, the datagram sockets laminar runs on, and the
+//! pacing of reliable traffic that makes laminar resend losses promptly.
 
+pub mod ack_pacer;
 pub mod clock;
 pub mod handshake;
 pub mod laminar_socket;

@@ -1,7 +1,9 @@
-//! The relay server: the sans-IO relay logic (who owns what, what each
-//! client still needs, packing within MTU and budget) and, next, the thread
+//! The relay server: the sans-IO relay logic (who may speak for what, who
+//! hears what, commands, packing within MTU and budget) and the thread
 //! that runs it over laminar.
 
+pub mod commands;
+pub mod interest;
 pub mod relay;
 pub mod relay_server;
 pub mod send_rights;

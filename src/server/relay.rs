@@ -1,14 +1,22 @@
 //! Relay logic, sans-IO: clients join and leave, send the states of the
-//! entities they own, and on every send tick each client gets, within its
-//! MTU and byte budget, the newest state of every other entity it has not
-//! seen yet. Priority grows with the time an entity has waited, so nothing
-//! starves under a tight budget. A client that joins late gets the whole
-//! scene, then deltas.
+//! entities they hold, and on every send tick each client gets, within its
+//! MTU and byte budget, the newest state of every entity in its interest
+//! that it has not seen yet. Priority grows with the time an entity has
+//! waited, so nothing starves under a tight budget. A client that joins
+//! late, or that an entity enters the view of, gets the whole state, then
+//! deltas. Commands (S2) are applied once per client session, global ones
+//! numbered and broadcast to everyone, component ones routed to the
+//! entity's holder or to the embedded server.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
+use super::commands::{Admit, GlobalLog, Sessions};
+use super::interest::{Cell, InterestIndex};
 use super::send_rights::{EntityKind, RightsConfig, SendRights};
-use crate::wire::message::{entity_kind, EntityUpdate, Message, RemovalReason, UpdatePacker};
+use crate::core::app_message::{AppMessage, AppMessageKind};
+use crate::wire::message::{
+    entity_kind, EntityUpdate, InterestSpec, Message, RemovalReason, UpdatePacker, MAX_PAYLOAD,
+};
 use crate::wire::quantize::Precision;
 use crate::wire::Writer;
 
@@ -23,11 +31,22 @@ pub struct RelayConfig {
     pub budget_per_tick: usize,
     /// How far a client's server-time stamp may stray from the relay's clock.
     pub stamp_tolerance: f64,
-    /// Most entities one client may own.
+    /// Most entities one client may control.
     pub max_entities_per_client: usize,
     pub precision: Precision,
     /// Send-right rules (claims, cooldown, rest).
     pub rights: RightsConfig,
+    /// Interest grid cell edge (m, on the x-z plane); 0: no grid (regions
+    /// and global views only).
+    pub cell_size: f32,
+    /// Most synced components with state per entity.
+    pub max_components_per_entity: usize,
+    /// Global commands kept for clients that reconnect.
+    pub global_log_entries: usize,
+    /// How long a client's session (its command numbering) outlives it (s).
+    pub session_linger: f64,
+    /// Most messages waiting for the embedded server to poll them.
+    pub server_inbox_capacity: usize,
 }
 
 impl Default for RelayConfig {
@@ -40,6 +59,11 @@ impl Default for RelayConfig {
             max_entities_per_client: 4096,
             precision: Precision::default(),
             rights: RightsConfig::default(),
+            cell_size: 50.0,
+            max_components_per_entity: 64,
+            global_log_entries: 4096,
+            session_linger: 300.0,
+            server_inbox_capacity: 65_536,
         }
     }
 }
@@ -59,16 +83,59 @@ pub struct RelayStats {
     pub clients: usize,
     pub entities: usize,
     pub malformed: u64,
-    /// State for an entity another client owns.
+    /// State or requests for an entity the sender does not hold.
     pub rejected_not_owner: u64,
     /// State stamped too far from the relay's clock.
     pub rejected_stamp: u64,
-    /// New entities refused over `max_entities_per_client`.
+    /// New entities or components refused over a configured limit.
     pub rejected_limit: u64,
     pub snapshot_bytes: u64,
     pub snapshot_packets: u64,
     pub claims_granted: u64,
     pub claims_refused: u64,
+    /// Commands applied (global and component).
+    pub commands: u64,
+    /// Commands dropped as already applied (duplicates, resends).
+    pub commands_duplicate: u64,
+    /// Commands out of line or without a session.
+    pub commands_refused: u64,
+    /// Component commands for entities nobody knows.
+    pub commands_unroutable: u64,
+    /// Global commands sent again to reconnecting clients.
+    pub globals_replayed: u64,
+    /// Reconnecting clients that missed global commands no longer kept.
+    pub global_history_gaps: u64,
+    pub component_states: u64,
+    /// Removals sent because an entity left a client's interest.
+    pub interest_removals: u64,
+    /// Messages for the embedded server dropped because its inbox was full.
+    pub server_inbox_dropped: u64,
+}
+
+/// Why an embedded server's call was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerCallError {
+    /// The entity is a client's (controlled or neutral), not the server's.
+    NotServerOwned,
+    UnknownEntity,
+    /// Nobody holds the entity, so nobody can take the command.
+    NoHolder,
+    PayloadTooLarge,
+    Limit,
+}
+
+impl std::fmt::Display for ServerCallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ServerCallError::NotServerOwned => {
+                "the entity is registered by a client, not server-owned"
+            }
+            ServerCallError::UnknownEntity => "no such entity",
+            ServerCallError::NoHolder => "nobody holds the entity",
+            ServerCallError::PayloadTooLarge => "payload larger than NETSYNC_MAX_PAYLOAD",
+            ServerCallError::Limit => "too many components on the entity",
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -78,11 +145,21 @@ struct Entity {
     version: u64,
 }
 
+#[derive(Debug)]
+struct Slot {
+    version: u64,
+    data: Vec<u8>,
+}
+
 #[derive(Debug, Default)]
 struct Client {
     /// Per entity: version sent and when.
     sent: HashMap<u64, (u64, f64)>,
-    owned: usize,
+    /// Entities it controls (its interest focus).
+    controlled: HashSet<u64>,
+    interest: InterestSpec,
+    /// Entities in its interest at the last tick (never those it holds).
+    visible: HashSet<u64>,
 }
 
 /// The relay's state.
@@ -91,11 +168,21 @@ pub struct Relay {
     config: RelayConfig,
     clients: BTreeMap<u32, Client>,
     entities: HashMap<u64, Entity>,
+    components: HashMap<u64, BTreeMap<u32, Slot>>,
     next_version: u64,
     outbox: Vec<Outgoing>,
     stats: RelayStats,
     scratch: Vec<(f64, u64)>,
     rights: SendRights,
+    index: InterestIndex,
+    sessions: Sessions,
+    globals: GlobalLog,
+    /// Which relay process this is (a client that reconnects to the same
+    /// one may catch up on global commands).
+    instance: u64,
+    server_inbox: VecDeque<AppMessage>,
+    view: HashSet<u64>,
+    focus: Vec<Cell>,
     /// Encoded updates of this send tick, shared by every client.
     encoded: HashMap<u64, Vec<u8>>,
     /// Recent right changes: (entity, encoded RightChanged, send ticks
@@ -111,6 +198,8 @@ const RIGHT_REPEAT_TICKS: [u8; 5] = [1, 2, 4, 8, 16];
 /// How many unreliable repeats each right change gets.
 #[cfg(test)]
 const RIGHT_REPEATS: u8 = RIGHT_REPEAT_TICKS.len() as u8;
+/// Bytes of global commands kept for reconnecting clients.
+const GLOBAL_LOG_BYTES: usize = 4 << 20;
 
 impl Relay {
     pub fn new(config: RelayConfig) -> Self {
@@ -118,11 +207,19 @@ impl Relay {
             config,
             clients: BTreeMap::new(),
             entities: HashMap::new(),
+            components: HashMap::new(),
             next_version: 1,
             outbox: Vec::new(),
             stats: RelayStats::default(),
             scratch: Vec::new(),
             rights: SendRights::new(config.rights),
+            index: InterestIndex::new(config.cell_size),
+            sessions: Sessions::new(config.session_linger, 4 * 4096),
+            globals: GlobalLog::new(config.global_log_entries, GLOBAL_LOG_BYTES),
+            instance: fastrand::u64(1..),
+            server_inbox: VecDeque::new(),
+            view: HashSet::new(),
+            focus: Vec::new(),
             repeats: Vec::new(),
             encoded: HashMap::new(),
         }
@@ -144,13 +241,41 @@ impl Relay {
         self.outbox.drain(..)
     }
 
+    /// Messages for the embedded server (component commands for
+    /// server-owned or unheld entities, and every global command).
+    pub fn drain_server_inbox(&mut self) -> std::collections::vec_deque::Drain<'_, AppMessage> {
+        self.server_inbox.drain(..)
+    }
+
     /// A control message's bytes (they carry no value that can fail).
     fn encode(&self, message: &Message) -> Vec<u8> {
         message.to_bytes(&self.config.precision).unwrap_or_default()
     }
 
+    fn send(&mut self, client: u32, reliable: bool, payload: Vec<u8>) {
+        self.outbox.push(Outgoing {
+            client,
+            reliable,
+            payload,
+        });
+    }
+
+    fn queue_for_server(&mut self, message: AppMessage) {
+        if self.server_inbox.len() >= self.config.server_inbox_capacity {
+            self.stats.server_inbox_dropped += 1;
+            return;
+        }
+        self.server_inbox.push_back(message);
+    }
+
+    fn holds(&self, client: u32, entity: u64) -> bool {
+        self.rights
+            .holder(entity)
+            .is_some_and(|(h, _)| h == Some(client))
+    }
+
     /// A client was admitted at relay time `now`: welcome it; it will get
-    /// the whole scene on the next send tick.
+    /// the scene in its interest on the next send tick.
     pub fn join(&mut self, client: u32, now: f64) {
         self.clients.entry(client).or_default();
         let welcome = self.encode(&Message::Welcome {
@@ -158,20 +283,14 @@ impl Relay {
             server_time: now,
             send_rate: self.config.send_rate.round().clamp(1.0, 1000.0) as u16,
             precision: self.config.precision,
+            instance: self.instance,
+            next_global: self.globals.next(),
         });
-        self.outbox.push(Outgoing {
-            client,
-            reliable: true,
-            payload: welcome,
-        });
+        self.send(client, true, welcome);
         // Who holds what, before any state.
         for change in self.rights.all() {
             let payload = self.encode(&right_changed(change));
-            self.outbox.push(Outgoing {
-                client,
-                reliable: true,
-                payload,
-            });
+            self.send(client, true, payload);
         }
     }
 
@@ -188,12 +307,9 @@ impl Relay {
             self.repeats
                 .retain(|(entity, _, _)| *entity != change.entity);
             self.repeats.push((change.entity, payload.clone(), 0));
-            for &client in self.clients.keys() {
-                self.outbox.push(Outgoing {
-                    client,
-                    reliable: true,
-                    payload: payload.clone(),
-                });
+            let ids: Vec<u32> = self.clients.keys().copied().collect();
+            for client in ids {
+                self.send(client, true, payload.clone());
             }
         }
     }
@@ -201,11 +317,7 @@ impl Relay {
     fn refuse(&mut self, client: u32, entity: u64, reason: u8) {
         self.stats.claims_refused += 1;
         let payload = self.encode(&Message::ClaimRefused { entity, reason });
-        self.outbox.push(Outgoing {
-            client,
-            reliable: true,
-            payload,
-        });
+        self.send(client, true, payload);
     }
 
     /// A client left or timed out at relay time `now`: the entities it
@@ -215,26 +327,30 @@ impl Relay {
         if self.clients.remove(&client).is_none() {
             return;
         }
+        self.sessions.client_left(client, now);
         for entity in self.rights.client_left(client, now) {
-            self.entities.remove(&entity);
-            self.announce_removal(entity, RemovalReason::OwnerLeft);
+            self.forget(entity, RemovalReason::OwnerLeft);
         }
         self.broadcast_rights();
     }
 
-    fn announce_removal(&mut self, entity: u64, reason: RemovalReason) {
+    /// Drops an entity and tells whoever had it in view.
+    fn forget(&mut self, entity: u64, reason: RemovalReason) {
+        self.entities.remove(&entity);
+        self.components.remove(&entity);
+        self.index.remove(entity);
         let payload = self.encode(&Message::EntityRemoved { entity, reason });
         let recipients: Vec<u32> = self
             .clients
             .iter_mut()
-            .filter_map(|(&id, c)| c.sent.remove(&entity).map(|_| id))
+            .filter_map(|(&id, c)| {
+                c.controlled.remove(&entity);
+                c.sent.remove(&entity);
+                c.visible.remove(&entity).then_some(id)
+            })
             .collect();
         for client in recipients {
-            self.outbox.push(Outgoing {
-                client,
-                reliable: true,
-                payload: payload.clone(),
-            });
+            self.send(client, true, payload.clone());
         }
     }
 
@@ -262,11 +378,7 @@ impl Relay {
                     client_time,
                     server_time: now,
                 });
-                self.outbox.push(Outgoing {
-                    client,
-                    reliable: false,
-                    payload: pong,
-                });
+                self.send(client, false, pong);
             }
             Message::OwnedState {
                 server_time,
@@ -282,18 +394,20 @@ impl Relay {
                 }
                 self.broadcast_rights();
             }
-            Message::KeepAlive => {}
+            Message::KeepAlive | Message::AckRequest => {}
             Message::Register { entity, kind } => {
                 let kind = match kind {
                     entity_kind::CONTROLLED => EntityKind::Controlled,
                     entity_kind::NEUTRAL => EntityKind::Neutral,
                     _ => EntityKind::ServerOwned,
                 };
-                if let Err(r) = self.rights.register(client, entity, kind, now) {
-                    self.refuse(client, entity, r.code());
-                }
+                self.register(client, entity, kind, now);
                 self.broadcast_rights();
             }
+            Message::Unregister { entity } => match self.rights.unregister(client, entity) {
+                Ok(()) => self.forget(entity, RemovalReason::Unregistered),
+                Err(_) => self.stats.rejected_not_owner += 1,
+            },
             Message::Claim { mine, other } => {
                 match self.rights.claim(client, mine, other, now) {
                     Ok(_) => self.stats.claims_granted += 1,
@@ -307,9 +421,235 @@ impl Relay {
                 }
                 self.broadcast_rights();
             }
+            Message::Session {
+                session,
+                last_global,
+            } => self.bind_session(client, session, last_global, now),
+            Message::GlobalCommandUp { seq, data } => {
+                if self.admit(client, seq) {
+                    self.global_command(client, data, now);
+                }
+            }
+            Message::ComponentCommandUp {
+                seq,
+                entity,
+                component,
+                data,
+            } => {
+                if self.admit(client, seq) {
+                    self.component_command(client, entity, component, data, now);
+                }
+            }
+            Message::ComponentStateUp {
+                seq,
+                entity,
+                component,
+                data,
+            } => {
+                if self.sessions.admit_state(client, seq) != Admit::Apply {
+                    return;
+                }
+                if !self.holds(client, entity) {
+                    self.stats.rejected_not_owner += 1;
+                    return;
+                }
+                if let Err(e) = self.store_component(entity, component, data) {
+                    log::debug!(target: "netsync::relay", "client {client}: component state refused: {e}");
+                }
+            }
+            Message::Interest(spec) => {
+                if let Some(c) = self.clients.get_mut(&client) {
+                    c.interest = spec;
+                }
+            }
+            Message::EntityInterest {
+                entity,
+                region,
+                min_class,
+            } => {
+                if self.holds(client, entity) {
+                    self.index.set_region(entity, region, min_class);
+                } else {
+                    self.stats.rejected_not_owner += 1;
+                }
+            }
             // Only the relay sends the others.
             _ => self.stats.malformed += 1,
         }
+    }
+
+    fn register(&mut self, client: u32, entity: u64, kind: EntityKind, now: f64) {
+        let Some(c) = self.clients.get(&client) else {
+            return;
+        };
+        let new = self.rights.holder(entity).is_none();
+        if kind == EntityKind::Controlled
+            && new
+            && c.controlled.len() >= self.config.max_entities_per_client
+        {
+            self.stats.rejected_limit += 1;
+            return;
+        }
+        match self.rights.register(client, entity, kind, now) {
+            Ok(_) => {
+                if kind == EntityKind::Controlled {
+                    if let Some(c) = self.clients.get_mut(&client) {
+                        c.controlled.insert(entity);
+                    }
+                }
+                if !self.index.contains(entity) {
+                    self.index.place(entity, None);
+                }
+            }
+            Err(r) => self.refuse(client, entity, r.code()),
+        }
+    }
+
+    fn bind_session(&mut self, client: u32, session: u64, last_global: u64, now: f64) {
+        if !self.sessions.bind(client, session, now) {
+            log::warn!(target: "netsync::relay", "client {client}: session already in use by another client; its commands will be refused");
+            return;
+        }
+        let (missed, gap) = self.globals.since(last_global);
+        let missed: Vec<Vec<u8>> = missed.map(<[u8]>::to_vec).collect();
+        if gap {
+            self.stats.global_history_gaps += 1;
+            log::warn!(target: "netsync::relay", "client {client}: missed global commands older than the relay keeps");
+        }
+        self.stats.globals_replayed += missed.len() as u64;
+        for payload in missed {
+            self.send(client, true, payload);
+        }
+    }
+
+    fn admit(&mut self, client: u32, seq: u64) -> bool {
+        match self.sessions.admit_command(client, seq) {
+            Admit::Apply => {
+                self.stats.commands += 1;
+                true
+            }
+            Admit::Duplicate => {
+                self.stats.commands_duplicate += 1;
+                false
+            }
+            Admit::Refused => {
+                self.stats.commands_refused += 1;
+                false
+            }
+        }
+    }
+
+    /// Numbers a global command and sends it to everyone (its sender too,
+    /// so every client sees one order) and to the embedded server.
+    fn global_command(&mut self, sender: u32, data: Vec<u8>, now: f64) {
+        let p = self.config.precision;
+        let (global_seq, payload) = self.globals.append(|global_seq| {
+            Message::GlobalCommand {
+                global_seq,
+                sender,
+                server_time: now,
+                data: data.clone(),
+            }
+            .to_bytes(&p)
+            .unwrap_or_default()
+        });
+        let payload = payload.to_vec();
+        let ids: Vec<u32> = self.clients.keys().copied().collect();
+        for client in ids {
+            self.send(client, true, payload.clone());
+        }
+        self.queue_for_server(AppMessage {
+            kind: AppMessageKind::GlobalCommand,
+            sender,
+            entity: 0,
+            component: 0,
+            sequence: global_seq,
+            server_time: now,
+            data,
+        });
+    }
+
+    /// Routes a component command to the entity's holder, or to the
+    /// embedded server when nobody holds it (server-owned, or at rest).
+    fn component_command(
+        &mut self,
+        sender: u32,
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+        now: f64,
+    ) {
+        match self.rights.holder(entity) {
+            Some((Some(holder), _)) if self.clients.contains_key(&holder) => {
+                let payload = self.encode(&Message::ComponentCommand {
+                    sender,
+                    entity,
+                    component,
+                    server_time: now,
+                    data,
+                });
+                self.send(holder, true, payload);
+            }
+            Some(_) => self.queue_for_server(AppMessage {
+                kind: AppMessageKind::ComponentCommand,
+                sender,
+                entity,
+                component,
+                sequence: 0,
+                server_time: now,
+                data,
+            }),
+            None => {
+                self.stats.commands_unroutable += 1;
+                log::debug!(target: "netsync::relay", "component command for unknown entity {entity} dropped");
+            }
+        }
+    }
+
+    /// Keeps a component's latest state and sends it to everyone who has
+    /// the entity in view.
+    fn store_component(
+        &mut self,
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+    ) -> Result<(), ServerCallError> {
+        if data.len() > MAX_PAYLOAD {
+            return Err(ServerCallError::PayloadTooLarge);
+        }
+        let full = self.components.get(&entity).is_some_and(|slots| {
+            !slots.contains_key(&component) && slots.len() >= self.config.max_components_per_entity
+        });
+        if full {
+            self.stats.rejected_limit += 1;
+            return Err(ServerCallError::Limit);
+        }
+        let version = self.next_version;
+        self.next_version += 1;
+        self.stats.component_states += 1;
+        let payload = self.encode(&Message::ComponentState {
+            entity,
+            component,
+            version,
+            data: data.clone(),
+        });
+        self.components
+            .entry(entity)
+            .or_default()
+            .insert(component, Slot { version, data });
+        if !self.index.contains(entity) {
+            self.index.place(entity, None);
+        }
+        let viewers: Vec<u32> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.visible.contains(&entity))
+            .map(|(&id, _)| id)
+            .collect();
+        for client in viewers {
+            self.send(client, true, payload.clone());
+        }
+        Ok(())
     }
 
     fn apply(&mut self, client: u32, server_time: f64, update: EntityUpdate, now: f64) {
@@ -317,17 +657,10 @@ impl Relay {
         match self.rights.kind(entity) {
             None => {
                 // State for an unknown entity: its sender controls it.
-                let Some(c) = self.clients.get_mut(&client) else {
-                    return;
-                };
-                if c.owned >= self.config.max_entities_per_client {
-                    self.stats.rejected_limit += 1;
+                self.register(client, entity, EntityKind::Controlled, now);
+                if !self.holds(client, entity) {
                     return;
                 }
-                c.owned += 1;
-                let _ = self
-                    .rights
-                    .register(client, entity, EntityKind::Controlled, now);
             }
             Some(kind) => {
                 let (holder, epoch) = self.rights.holder(entity).unwrap_or((None, 0));
@@ -346,16 +679,20 @@ impl Relay {
                 }
             }
         }
+        self.store_state(update, server_time);
+    }
+
+    /// Keeps the newest state of an entity (strictly newer: a duplicated
+    /// or reordered datagram is applied once) and places it on the grid.
+    fn store_state(&mut self, update: EntityUpdate, server_time: f64) {
+        let entity = update.entity;
         let version = self.next_version;
         match self.entities.get_mut(&entity) {
+            Some(e) if server_time <= e.server_time => return,
             Some(e) => {
-                // Strictly newer: a duplicated or reordered datagram is applied once.
-                if server_time > e.server_time {
-                    e.update = update;
-                    e.server_time = server_time;
-                    e.version = version;
-                    self.next_version += 1;
-                }
+                e.update = update;
+                e.server_time = server_time;
+                e.version = version;
             }
             None => {
                 self.entities.insert(
@@ -366,35 +703,183 @@ impl Relay {
                         version,
                     },
                 );
-                self.next_version += 1;
             }
+        }
+        self.next_version += 1;
+        self.index.place(entity, Some(update.pose.position));
+    }
+
+    /// The embedded server moves a server-owned entity (declared on first use).
+    pub fn server_set_state(
+        &mut self,
+        update: EntityUpdate,
+        now: f64,
+    ) -> Result<(), ServerCallError> {
+        self.rights
+            .register_server(update.entity)
+            .map_err(|_| ServerCallError::NotServerOwned)?;
+        self.store_state(update, now);
+        Ok(())
+    }
+
+    /// The embedded server sets a component's state on a server-owned entity.
+    pub fn server_component_state(
+        &mut self,
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+    ) -> Result<(), ServerCallError> {
+        self.rights
+            .register_server(entity)
+            .map_err(|_| ServerCallError::NotServerOwned)?;
+        self.store_component(entity, component, data)
+    }
+
+    /// The embedded server removes a server-owned entity.
+    pub fn server_remove(&mut self, entity: u64) -> Result<(), ServerCallError> {
+        self.rights
+            .unregister_server(entity)
+            .map_err(|_| ServerCallError::UnknownEntity)?;
+        self.forget(entity, RemovalReason::Unregistered);
+        Ok(())
+    }
+
+    /// The embedded server sends a global command (sender 0).
+    pub fn server_global_command(
+        &mut self,
+        data: Vec<u8>,
+        now: f64,
+    ) -> Result<(), ServerCallError> {
+        if data.len() > MAX_PAYLOAD {
+            return Err(ServerCallError::PayloadTooLarge);
+        }
+        self.global_command(0, data, now);
+        Ok(())
+    }
+
+    /// The embedded server sends a command to the holder of `entity`.
+    pub fn server_component_command(
+        &mut self,
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+        now: f64,
+    ) -> Result<(), ServerCallError> {
+        if data.len() > MAX_PAYLOAD {
+            return Err(ServerCallError::PayloadTooLarge);
+        }
+        match self.rights.holder(entity) {
+            None => Err(ServerCallError::UnknownEntity),
+            Some((Some(holder), _)) if self.clients.contains_key(&holder) => {
+                self.component_command(0, entity, component, data, now);
+                Ok(())
+            }
+            Some(_) => Err(ServerCallError::NoHolder),
         }
     }
 
-    /// A send tick at relay time `now`: packs for every client what it has
-    /// not seen, oldest-waiting first, within the MTU and the budget.
+    /// A send tick at relay time `now`: updates every client's view, then
+    /// packs for every client what it has not seen, oldest-waiting first,
+    /// within the MTU and the budget.
     pub fn tick(&mut self, now: f64) {
         self.rights.tick(now);
         self.broadcast_rights();
+        let mut due = Vec::new();
         for (_, payload, ticks) in self.repeats.iter_mut() {
             *ticks += 1;
-            if !RIGHT_REPEAT_TICKS.contains(ticks) {
-                continue;
+            if RIGHT_REPEAT_TICKS.contains(ticks) {
+                due.push(payload.clone());
             }
-            for &client in self.clients.keys() {
-                self.outbox.push(Outgoing {
-                    client,
-                    reliable: false,
-                    payload: payload.clone(),
-                });
+        }
+        let ids: Vec<u32> = self.clients.keys().copied().collect();
+        for payload in due {
+            for &client in &ids {
+                self.send(client, false, payload.clone());
             }
         }
         let last = RIGHT_REPEAT_TICKS[RIGHT_REPEAT_TICKS.len() - 1];
         self.repeats.retain(|(_, _, ticks)| *ticks < last);
+        for (client, seq) in self.sessions.acks_due() {
+            let payload = self.encode(&Message::CommandAck { seq });
+            self.send(client, true, payload);
+        }
         self.encoded.clear();
-        let ids: Vec<u32> = self.clients.keys().copied().collect();
         for client in ids {
+            self.update_view(client);
             self.pack_for(client, now);
+        }
+    }
+
+    /// Recomputes what `client` sees: entities leaving its interest are
+    /// removed on its side, entities entering get their component states
+    /// now and their transform in this tick's snapshot.
+    fn update_view(&mut self, client: u32) {
+        let Some(c) = self.clients.get_mut(&client) else {
+            return;
+        };
+        self.focus.clear();
+        self.focus
+            .extend(c.controlled.iter().filter_map(|&e| self.index.cell(e)));
+        let mut view = std::mem::take(&mut self.view);
+        self.index
+            .visible(&c.interest, &self.focus, &c.visible, &mut view);
+        // Selective sync: never what the client holds itself.
+        let rights = &self.rights;
+        view.retain(|&e| rights.holder(e).is_none_or(|(h, _)| h != Some(client)));
+        let mut leaving = Vec::new();
+        for &e in c.visible.iter() {
+            if !view.contains(&e) {
+                leaving.push(e);
+            }
+        }
+        let entering: Vec<u64> = view
+            .iter()
+            .filter(|e| !c.visible.contains(e))
+            .copied()
+            .collect();
+        std::mem::swap(&mut c.visible, &mut view);
+        self.view = view;
+        for e in leaving {
+            let told = c.sent.remove(&e).is_some() || self.components.contains_key(&e);
+            // An entity the client now holds itself goes silently.
+            let held = self
+                .rights
+                .holder(e)
+                .is_some_and(|(h, _)| h == Some(client));
+            if told && !held {
+                self.stats.interest_removals += 1;
+                let payload = Message::EntityRemoved {
+                    entity: e,
+                    reason: RemovalReason::OutOfInterest,
+                }
+                .to_bytes(&self.config.precision)
+                .unwrap_or_default();
+                self.outbox.push(Outgoing {
+                    client,
+                    reliable: true,
+                    payload,
+                });
+            }
+        }
+        for e in entering {
+            let Some(slots) = self.components.get(&e) else {
+                continue;
+            };
+            for (&component, slot) in slots {
+                let payload = Message::ComponentState {
+                    entity: e,
+                    component,
+                    version: slot.version,
+                    data: slot.data.clone(),
+                }
+                .to_bytes(&self.config.precision)
+                .unwrap_or_default();
+                self.outbox.push(Outgoing {
+                    client,
+                    reliable: true,
+                    payload,
+                });
+            }
         }
     }
 
@@ -402,18 +887,13 @@ impl Relay {
         let Some(c) = self.clients.get(&client) else {
             return;
         };
-        // Candidates: entities of others with a version this client lacks,
+        // Candidates: entities in view with a version this client lacks,
         // ordered by how long they have waited (never sent: forever).
         self.scratch.clear();
-        for (&id, e) in &self.entities {
-            // Selective sync: the holder never gets its own entity back.
-            if self
-                .rights
-                .holder(id)
-                .is_some_and(|(h, _)| h == Some(client))
-            {
+        for &id in &c.visible {
+            let Some(e) = self.entities.get(&id) else {
                 continue;
-            }
+            };
             match c.sent.get(&id) {
                 Some(&(v, _)) if v >= e.version => {}
                 Some(&(_, at)) => self.scratch.push((now - at, id)),
@@ -457,11 +937,7 @@ impl Relay {
         for payload in packets {
             self.stats.snapshot_bytes += payload.len() as u64;
             self.stats.snapshot_packets += 1;
-            self.outbox.push(Outgoing {
-                client,
-                reliable: false,
-                payload,
-            });
+            self.send(client, false, payload);
         }
     }
 }
@@ -747,5 +1223,292 @@ mod rights_tests {
         assert!(unreliable_repeats
             .values()
             .all(|&n| n == RIGHT_REPEATS as i32));
+    }
+}
+
+#[cfg(test)]
+mod s2_tests {
+    //! Commands, components and interest (S2) on the sans-IO relay.
+    use super::*;
+    use crate::core::pose::Pose;
+    use glam::{Quat, Vec3};
+
+    fn bytes(m: Message) -> Vec<u8> {
+        m.to_bytes(&Precision::default()).unwrap()
+    }
+
+    fn at(entity: u64, x: f32, z: f32, t: f64) -> Vec<u8> {
+        bytes(Message::OwnedState {
+            server_time: t,
+            updates: vec![EntityUpdate {
+                entity,
+                pose: Pose::new(Vec3::new(x, 0.0, z), Quat::IDENTITY),
+                velocity: None,
+                angular_velocity: None,
+                teleport: false,
+                age: 0.0,
+                sequence: 1,
+                epoch: 0,
+            }],
+        })
+    }
+
+    fn decoded(relay: &mut Relay) -> Vec<(u32, Message)> {
+        let p = relay.config().precision;
+        relay
+            .drain()
+            .map(|o| (o.client, Message::decode(&o.payload, &p).unwrap()))
+            .collect()
+    }
+
+    fn session(relay: &mut Relay, client: u32, session: u64) {
+        relay.receive(
+            client,
+            &bytes(Message::Session {
+                session,
+                last_global: 0,
+            }),
+            0.0,
+        );
+    }
+
+    #[test]
+    fn global_commands_are_numbered_once_and_reach_everyone() {
+        let mut relay = Relay::new(RelayConfig::default());
+        for c in 1..=3 {
+            relay.join(c, 0.0);
+            session(&mut relay, c, 100 + c as u64);
+        }
+        relay.drain().for_each(drop);
+        let cmd = |seq, data: &[u8]| {
+            bytes(Message::GlobalCommandUp {
+                seq,
+                data: data.to_vec(),
+            })
+        };
+        relay.receive(2, &cmd(1, b"a"), 1.0);
+        relay.receive(2, &cmd(1, b"a"), 1.0); // duplicate
+        relay.receive(3, &cmd(1, b"b"), 1.1);
+        relay.receive(2, &cmd(3, b"x"), 1.2); // out of line
+        relay.tick(1.3);
+        let out = decoded(&mut relay);
+        for client in 1..=3 {
+            let got: Vec<(u64, u32, Vec<u8>)> = out
+                .iter()
+                .filter_map(|(c, m)| match m {
+                    Message::GlobalCommand {
+                        global_seq,
+                        sender,
+                        data,
+                        ..
+                    } if *c == client => Some((*global_seq, *sender, data.clone())),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got, vec![(1, 2, b"a".to_vec()), (2, 3, b"b".to_vec())]);
+        }
+        let acks: Vec<(u32, u64)> = out
+            .iter()
+            .filter_map(|(c, m)| match m {
+                Message::CommandAck { seq } => Some((*c, *seq)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(acks, vec![(2, 1), (3, 1)]);
+        let inbox: Vec<AppMessage> = relay.drain_server_inbox().collect();
+        assert_eq!(inbox.len(), 2);
+        let s = relay.stats();
+        assert_eq!(
+            (s.commands, s.commands_duplicate, s.commands_refused),
+            (2, 1, 1)
+        );
+        // Client 2 reconnects as 4 after seeing only command 1: it gets 2.
+        relay.leave(2, 2.0);
+        relay.join(4, 2.1);
+        relay.drain().for_each(drop);
+        relay.receive(
+            4,
+            &bytes(Message::Session {
+                session: 102,
+                last_global: 1,
+            }),
+            2.1,
+        );
+        let replayed: Vec<u64> = decoded(&mut relay)
+            .into_iter()
+            .filter_map(|(_, m)| match m {
+                Message::GlobalCommand { global_seq, .. } => Some(global_seq),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(replayed, vec![2]);
+        // Its resend of command 1 is a duplicate; 2 is new.
+        relay.receive(4, &cmd(1, b"a"), 2.2);
+        relay.receive(4, &cmd(2, b"c"), 2.2);
+        assert_eq!(relay.stats().commands, 3);
+    }
+
+    #[test]
+    fn component_commands_go_to_the_holder_or_the_server() {
+        let mut relay = Relay::new(RelayConfig::default());
+        relay.join(1, 0.0);
+        relay.join(2, 0.0);
+        session(&mut relay, 1, 11);
+        session(&mut relay, 2, 22);
+        relay.receive(1, &at(10, 0.0, 0.0, 0.0), 0.0); // 1 controls 10
+        relay
+            .server_set_state(
+                EntityUpdate::from_sample(
+                    500,
+                    &crate::core::pose::Sample::at(0.0, Vec3::ONE, Quat::IDENTITY),
+                ),
+                0.0,
+            )
+            .unwrap();
+        relay.drain().for_each(drop);
+        let cmd = |seq, entity| {
+            bytes(Message::ComponentCommandUp {
+                seq,
+                entity,
+                component: 7,
+                data: b"open".to_vec(),
+            })
+        };
+        relay.receive(2, &cmd(1, 10), 1.0);
+        relay.receive(2, &cmd(2, 500), 1.0);
+        relay.receive(2, &cmd(3, 999), 1.0);
+        let out = decoded(&mut relay);
+        assert!(out.iter().any(|(c, m)| *c == 1
+            && matches!(
+                m,
+                Message::ComponentCommand {
+                    sender: 2,
+                    entity: 10,
+                    component: 7,
+                    ..
+                }
+            )));
+        assert!(!out
+            .iter()
+            .any(|(c, m)| *c == 2 && matches!(m, Message::ComponentCommand { .. })));
+        let inbox: Vec<AppMessage> = relay.drain_server_inbox().collect();
+        assert_eq!(inbox.len(), 1);
+        assert_eq!(
+            (inbox[0].kind, inbox[0].entity, inbox[0].sender),
+            (AppMessageKind::ComponentCommand, 500, 2)
+        );
+        assert_eq!(relay.stats().commands_unroutable, 1);
+        // The server cannot move a client's entity.
+        let foreign = EntityUpdate::from_sample(
+            10,
+            &crate::core::pose::Sample::at(0.0, Vec3::ONE, Quat::IDENTITY),
+        );
+        assert_eq!(
+            relay.server_set_state(foreign, 1.0),
+            Err(ServerCallError::NotServerOwned)
+        );
+    }
+
+    #[test]
+    fn component_state_only_from_the_holder_and_late_viewers_get_it() {
+        let mut relay = Relay::new(RelayConfig::default());
+        relay.join(1, 0.0);
+        relay.join(2, 0.0);
+        session(&mut relay, 1, 11);
+        session(&mut relay, 2, 22);
+        relay.receive(1, &at(10, 0.0, 0.0, 0.0), 0.0);
+        relay.tick(0.0);
+        relay.drain().for_each(drop);
+        let state = |seq, data: &[u8]| {
+            bytes(Message::ComponentStateUp {
+                seq,
+                entity: 10,
+                component: 3,
+                data: data.to_vec(),
+            })
+        };
+        relay.receive(2, &state(1, b"forged"), 0.1);
+        relay.receive(1, &state(1, b"hp=9"), 0.1);
+        relay.receive(1, &state(1, b"hp=9"), 0.1); // duplicate
+        let out = decoded(&mut relay);
+        let states: Vec<(u32, Vec<u8>)> = out
+            .iter()
+            .filter_map(|(c, m)| match m {
+                Message::ComponentState { data, .. } => Some((*c, data.clone())),
+                _ => None,
+            })
+            .collect();
+        // To the viewer only, never echoed to the holder, never the forgery.
+        assert_eq!(states, vec![(2, b"hp=9".to_vec())]);
+        assert_eq!(relay.stats().rejected_not_owner, 1);
+        // A late joiner gets the stored state with the entity.
+        relay.join(3, 1.0);
+        relay.tick(1.0);
+        let out = decoded(&mut relay);
+        assert!(out.iter().any(|(c, m)| *c == 3
+            && matches!(m, Message::ComponentState { entity: 10, data, .. } if data == b"hp=9")));
+    }
+
+    #[test]
+    fn entities_enter_and_leave_a_clients_interest() {
+        let mut relay = Relay::new(RelayConfig {
+            cell_size: 10.0,
+            ..Default::default()
+        });
+        relay.join(1, 0.0);
+        relay.join(2, 0.0);
+        // Client 1 stands in cell (0, 0) and looks at its own cell only.
+        relay.receive(1, &at(10, 5.0, 5.0, 0.0), 0.0);
+        relay.receive(
+            1,
+            &bytes(Message::Interest(InterestSpec {
+                global_view: false,
+                device_class: 0,
+                radius: 0,
+                regions: vec![],
+            })),
+            0.0,
+        );
+        // Client 2's entity is three cells away.
+        relay.receive(2, &at(20, 35.0, 5.0, 0.0), 0.0);
+        relay.tick(0.05);
+        let out = decoded(&mut relay);
+        let snap_for = |out: &[(u32, Message)], client| {
+            out.iter()
+                .filter(|(c, _)| *c == client)
+                .flat_map(|(_, m)| match m {
+                    Message::Snapshot { updates, .. } => {
+                        updates.iter().map(|u| u.entity).collect::<Vec<_>>()
+                    }
+                    _ => vec![],
+                })
+                .collect::<Vec<_>>()
+        };
+        assert!(snap_for(&out, 1).is_empty());
+        assert_eq!(snap_for(&out, 2), vec![10], "2 has a global view");
+        // 20 walks into cell (0, 0): client 1 gets it in full.
+        relay.receive(2, &at(20, 6.0, 6.0, 0.1), 0.1);
+        relay.tick(0.15);
+        let out = decoded(&mut relay);
+        assert_eq!(snap_for(&out, 1), vec![20]);
+        // One cell out: still kept (hysteresis); three cells out: removed.
+        relay.receive(2, &at(20, 15.0, 5.0, 0.2), 0.2);
+        relay.tick(0.25);
+        let out = decoded(&mut relay);
+        assert!(!out
+            .iter()
+            .any(|(_, m)| matches!(m, Message::EntityRemoved { .. })));
+        relay.receive(2, &at(20, 35.0, 5.0, 0.3), 0.3);
+        relay.tick(0.35);
+        let out = decoded(&mut relay);
+        assert!(out.iter().any(|(c, m)| *c == 1
+            && matches!(
+                m,
+                Message::EntityRemoved {
+                    entity: 20,
+                    reason: RemovalReason::OutOfInterest
+                }
+            )));
+        assert_eq!(relay.stats().interest_removals, 1);
     }
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection};
 
 use super::relay::{Relay, RelayConfig, RelayStats};
+use crate::net::ack_pacer::PacerConfig;
 use crate::net::clock::NetClock;
 use crate::net::laminar_socket::{GateStats, RelaySocket};
 use crate::net::raw_socket::{RawSocket, UdpTransport};
@@ -26,7 +27,8 @@ pub struct RelayServerConfig {
     pub max_clients: usize,
     /// Silence after which a client is dropped (s).
     pub idle_timeout: f64,
-    /// Interval of the reliable keep-alive that carries acks (s).
+    /// Interval of the reliable keep-alive that carries acks on an idle
+    /// connection (s); answers and loss recovery go sooner (net::ack_pacer).
     pub keepalive_interval: f64,
     /// Kernel socket buffer size (bytes).
     pub socket_buffer: usize,
@@ -133,16 +135,25 @@ pub struct RelayDriver<R: RawSocket> {
     addrs: BTreeMap<u32, SocketAddr>,
     stats: RelayServerStats,
     next_tick: f64,
-    next_keepalive: f64,
+    next_pace: f64,
     keepalive: Vec<u8>,
+    ack_request: Vec<u8>,
 }
+
+/// How often the relay asks its pacers what is due (s): well inside the
+/// 5 ms answer delay, without a lookup per client on every 0.5 ms step.
+const PACE_INTERVAL: f64 = 0.002;
 
 impl<R: RawSocket> RelayDriver<R> {
     pub fn new(socket: R, config: RelayServerConfig, clock: NetClock) -> Self {
-        let socket = RelaySocket::new(socket, config.max_clients, clock.clone());
-        let keepalive = Message::KeepAlive
-            .to_bytes(&config.relay.precision)
-            .unwrap_or_default();
+        let pacing = PacerConfig {
+            idle_interval: config.keepalive_interval,
+            ..PacerConfig::default()
+        };
+        let socket = RelaySocket::new(socket, config.max_clients, clock.clone(), pacing);
+        let encode = |m: Message| m.to_bytes(&config.relay.precision).unwrap_or_default();
+        let keepalive = encode(Message::KeepAlive);
+        let ack_request = encode(Message::AckRequest);
         RelayDriver {
             manager: ConnectionManager::new(socket, laminar_config(config.idle_timeout)),
             relay: Relay::new(config.relay),
@@ -152,8 +163,9 @@ impl<R: RawSocket> RelayDriver<R> {
             addrs: BTreeMap::new(),
             stats: RelayServerStats::default(),
             next_tick: 0.0,
-            next_keepalive: 0.0,
+            next_pace: 0.0,
             keepalive,
+            ack_request,
         }
     }
 
@@ -209,10 +221,17 @@ impl<R: RawSocket> RelayDriver<R> {
             };
         }
         let sender = self.manager.event_sender().clone();
-        if now >= self.next_keepalive {
-            self.next_keepalive = now + self.config.keepalive_interval;
+        if now >= self.next_pace {
+            self.next_pace = now + PACE_INTERVAL;
+            let socket = self.manager.socket_mut();
             for &addr in self.addrs.values() {
-                let _ = sender.send(Packet::reliable_unordered(addr, self.keepalive.clone()));
+                let due = socket.pace(addr, now);
+                for _ in 0..due.ack_requests {
+                    let _ = sender.send(Packet::reliable_unordered(addr, self.ack_request.clone()));
+                }
+                if due.keepalive {
+                    let _ = sender.send(Packet::reliable_unordered(addr, self.keepalive.clone()));
+                }
             }
         }
         for out in self.relay.drain() {

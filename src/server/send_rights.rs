@@ -210,6 +210,50 @@ impl SendRights {
         Ok(change)
     }
 
+    /// The embedded server declares an entity it moves itself.
+    pub fn register_server(&mut self, entity: u64) -> Result<(), Refusal> {
+        match self.rights.get(&entity) {
+            Some(r) if r.kind == EntityKind::ServerOwned => Ok(()),
+            Some(_) => Err(Refusal::Conflict),
+            None => {
+                self.rights.insert(
+                    entity,
+                    Right {
+                        kind: EntityKind::ServerOwned,
+                        holder: None,
+                        epoch: 0,
+                        changed_at: f64::NEG_INFINITY,
+                        moving_at: 0.0,
+                    },
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Forgets an entity (its controller unregistered it). Only the
+    /// controller of a controlled entity may.
+    pub fn unregister(&mut self, client: u32, entity: u64) -> Result<(), Refusal> {
+        let r = self.rights.get(&entity).ok_or(Refusal::UnknownEntity)?;
+        if r.kind != EntityKind::Controlled || r.holder != Some(client) {
+            return Err(Refusal::NotHolder);
+        }
+        self.rights.remove(&entity);
+        Ok(())
+    }
+
+    /// Forgets a server-owned entity.
+    pub fn unregister_server(&mut self, entity: u64) -> Result<(), Refusal> {
+        match self.rights.get(&entity) {
+            Some(r) if r.kind == EntityKind::ServerOwned => {
+                self.rights.remove(&entity);
+                Ok(())
+            }
+            Some(_) => Err(Refusal::NotHolder),
+            None => Err(Refusal::UnknownEntity),
+        }
+    }
+
     /// True when state for `entity` from `client` stamped with `epoch` may
     /// be applied.
     pub fn accepts(&self, client: u32, entity: u64, epoch: u32) -> bool {

@@ -2,151 +2,23 @@
 //! Every message starts with its type byte; the protocol version is
 //! checked once, by the handshake.
 
-use glam::Vec3;
-
 use super::cursor::{DecodeError, Reader, Writer};
-use super::quantize::{
-    read_rotation, read_vec3, write_rotation, write_vec3, Precision, QuantizeError,
-};
+use super::quantize::{Precision, QuantizeError};
+use super::update::MIN_UPDATE_BYTES;
+pub use super::update::{EntityUpdate, UpdatePacker, UPDATES_HEADER};
 use super::varint::{read_bounded, read_u64, write_u64};
-use crate::core::pose::{Pose, Sample, SampleFlags};
 
-/// Smallest encoded entity update: id, flags, position and rotation at
-/// their shortest. Used to bound allocations from a claimed count.
-const MIN_UPDATE_BYTES: usize = 1 + 1 + 1 + 1 + 3 + 1;
-
-/// One entity's state on the wire.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EntityUpdate {
-    pub entity: u64,
-    pub pose: Pose,
-    pub velocity: Option<Vec3>,
-    pub angular_velocity: Option<Vec3>,
-    pub teleport: bool,
-    /// How long before the message's time this state was true (s, >= 0):
-    /// the relay forwards each owner's own stamp this way.
-    pub age: f64,
-    /// The owner's send counter for this entity (wrapping): a receiver
-    /// that sees it jump knows states were lost, not skipped.
-    pub sequence: u8,
-    /// The send-right epoch the sender holds the entity under (the relay
-    /// drops state stamped with any other).
-    pub epoch: u32,
-}
-
-/// Unit of `EntityUpdate::age` on the wire (100 microseconds).
-const AGE_STEP: f64 = 1e-4;
-/// Largest age the wire carries (about 100 s); older states say so.
-const MAX_AGE_STEPS: u64 = 1_000_000;
-
-impl EntityUpdate {
-    /// The update carrying `sample`'s state.
-    pub fn from_sample(entity: u64, sample: &Sample) -> Self {
-        EntityUpdate {
-            entity,
-            pose: sample.pose,
-            velocity: sample.flags.has_velocity().then_some(sample.velocity),
-            angular_velocity: sample
-                .flags
-                .has_angular_velocity()
-                .then_some(sample.angular_velocity),
-            teleport: sample.flags.teleport(),
-            age: 0.0,
-            sequence: 0,
-            epoch: 0,
-        }
-    }
-
-    /// The sample this update describes, in a message stamped `message_time`.
-    pub fn to_sample(&self, message_time: f64) -> Sample {
-        let mut s = Sample::at(
-            message_time - self.age,
-            self.pose.position,
-            self.pose.rotation,
-        );
-        if let Some(v) = self.velocity {
-            s = s.with_velocity(v);
-        }
-        if let Some(w) = self.angular_velocity {
-            s = s.with_angular_velocity(w);
-        }
-        if self.teleport {
-            s.flags.0 |= SampleFlags::TELEPORT;
-        }
-        s
-    }
-
-    pub fn encode(&self, w: &mut Writer, p: &Precision) -> Result<(), QuantizeError> {
-        write_u64(w, self.entity);
-        let age_steps = if self.age.is_finite() && self.age > 0.0 {
-            ((self.age / AGE_STEP).round() as u64).min(MAX_AGE_STEPS)
-        } else {
-            0
-        };
-        let flags = (self.velocity.is_some() as u8)
-            | (self.angular_velocity.is_some() as u8) << 1
-            | (self.teleport as u8) << 2
-            | ((age_steps > 0) as u8) << 3;
-        w.u8(flags);
-        w.u8(self.sequence);
-        write_u64(w, self.epoch as u64);
-        if age_steps > 0 {
-            write_u64(w, age_steps);
-        }
-        write_vec3(w, self.pose.position, p.position)?;
-        write_rotation(w, self.pose.rotation, p.rotation_bits)?;
-        if let Some(v) = self.velocity {
-            write_vec3(w, v, p.velocity)?;
-        }
-        if let Some(v) = self.angular_velocity {
-            write_vec3(w, v, p.angular_velocity)?;
-        }
-        Ok(())
-    }
-
-    pub fn decode(r: &mut Reader, p: &Precision) -> Result<Self, DecodeError> {
-        let entity = read_u64(r, "entity")?;
-        let flags = r.u8("update flags")?;
-        if flags & !0b1111 != 0 {
-            return Err(DecodeError::Invalid {
-                field: "update flags",
-                reason: "unknown bits",
-            });
-        }
-        let sequence = r.u8("sequence")?;
-        let epoch = read_bounded(r, "epoch", u32::MAX as u64)? as u32;
-        let age = if flags & 8 != 0 {
-            read_bounded(r, "age", MAX_AGE_STEPS)? as f64 * AGE_STEP
-        } else {
-            0.0
-        };
-        let position = read_vec3(r, p.position, "position")?;
-        let rotation = read_rotation(r, p.rotation_bits, "rotation")?;
-        let velocity = if flags & 1 != 0 {
-            Some(read_vec3(r, p.velocity, "velocity")?)
-        } else {
-            None
-        };
-        let angular_velocity = if flags & 2 != 0 {
-            Some(read_vec3(r, p.angular_velocity, "angular velocity")?)
-        } else {
-            None
-        };
-        Ok(EntityUpdate {
-            entity,
-            pose: Pose::new(position, rotation),
-            velocity,
-            angular_velocity,
-            teleport: flags & 4 != 0,
-            age,
-            sequence,
-            epoch,
-        })
-    }
-}
+/// Largest opaque payload of a command or component state (bytes). With
+/// its header every such message stays within one laminar fragment, which
+/// ordered delivery needs.
+pub const MAX_PAYLOAD: usize = 960;
+/// Most explicit region ids in one client's interest.
+pub const MAX_REGIONS: usize = 256;
+/// Largest view radius in grid cells.
+pub const MAX_VIEW_RADIUS: u32 = 64;
 
 /// Message type bytes.
-mod kind {
+pub(crate) mod kind {
     pub const WELCOME: u8 = 1;
     pub const SNAPSHOT: u8 = 2;
     pub const PING: u8 = 3;
@@ -159,6 +31,18 @@ mod kind {
     pub const AT_REST: u8 = 10;
     pub const RIGHT_CHANGED: u8 = 11;
     pub const CLAIM_REFUSED: u8 = 12;
+    pub const SESSION: u8 = 13;
+    pub const GLOBAL_COMMAND_UP: u8 = 14;
+    pub const COMPONENT_COMMAND_UP: u8 = 15;
+    pub const COMMAND_ACK: u8 = 16;
+    pub const GLOBAL_COMMAND: u8 = 17;
+    pub const COMPONENT_COMMAND: u8 = 18;
+    pub const COMPONENT_STATE_UP: u8 = 19;
+    pub const COMPONENT_STATE: u8 = 20;
+    pub const INTEREST: u8 = 21;
+    pub const ENTITY_INTEREST: u8 = 22;
+    pub const UNREGISTER: u8 = 23;
+    pub const ACK_REQUEST: u8 = 24;
 }
 
 /// Entity kinds on the wire (send rights).
@@ -191,16 +75,44 @@ impl RemovalReason {
     }
 }
 
-/// Every message of protocol version 1.
+/// What a client wants to hear about (S2 filters). Entities on the grid
+/// are matched by cell distance from the client's controlled entities,
+/// entities with a region id by the subscribed regions; a global view
+/// matches everything. Device class gates entities that ask for one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InterestSpec {
+    pub global_view: bool,
+    pub device_class: u8,
+    /// Cells around each controlled entity (0: its own cell only).
+    pub radius: u32,
+    pub regions: Vec<u32>,
+}
+
+impl Default for InterestSpec {
+    /// Until a client says otherwise it sees everything.
+    fn default() -> Self {
+        InterestSpec {
+            global_view: true,
+            device_class: 0,
+            radius: 1,
+            regions: Vec::new(),
+        }
+    }
+}
+
+/// Every message of protocol version 2.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     /// Relay -> client after admission: who you are, the relay's clock
-    /// (S5: the shared clock starts here) and the wire precision.
+    /// (S5: the shared clock starts here), the wire precision, which relay
+    /// process this is and the number of its next global command.
     Welcome {
         client_id: u32,
         server_time: f64,
         send_rate: u16,
         precision: Precision,
+        instance: u64,
+        next_global: u64,
     },
     /// Relay -> client: states at one server time (one frame may span
     /// several packets with the same time).
@@ -227,6 +139,11 @@ pub enum Message {
     /// Either way, reliable: keeps laminar's acks flowing (acks ride only
     /// on reliable packets).
     KeepAlive,
+    /// Either way, reliable and empty: asks the peer for a prompt reliable
+    /// packet back (which carries laminar's acks). Sent in bursts that
+    /// move laminar's sequence past a lost packet so it is resent at once
+    /// (net::ack_pacer).
+    AckRequest,
     /// Client -> relay, reliable: this client is ready with an entity of
     /// `kind` (`entity_kind::*`).
     Register { entity: u64, kind: u8 },
@@ -244,6 +161,86 @@ pub enum Message {
     },
     /// Relay -> claimant, reliable: its claim on `entity` was refused.
     ClaimRefused { entity: u64, reason: u8 },
+    /// Client -> relay, first on the ordered stream after every admission:
+    /// the client's session (the same across reconnects, so commands are
+    /// applied once) and the last global command it has delivered.
+    Session { session: u64, last_global: u64 },
+    /// Client -> relay, reliable ordered: a global command, numbered by
+    /// the client's session (1, 2, 3 ...).
+    GlobalCommandUp { seq: u64, data: Vec<u8> },
+    /// Client -> relay, reliable ordered: a command for a component of
+    /// `entity`, for whoever holds it; numbered like global commands.
+    ComponentCommandUp {
+        seq: u64,
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+    },
+    /// Relay -> client: every command up to `seq` was applied.
+    CommandAck { seq: u64 },
+    /// Relay -> every client, reliable ordered: global command number
+    /// `global_seq` (1, 2, 3 ... per relay) from client `sender` (0: the
+    /// embedded server).
+    GlobalCommand {
+        global_seq: u64,
+        sender: u32,
+        server_time: f64,
+        data: Vec<u8>,
+    },
+    /// Relay -> the entity's holder, reliable ordered.
+    ComponentCommand {
+        sender: u32,
+        entity: u64,
+        component: u32,
+        server_time: f64,
+        data: Vec<u8>,
+    },
+    /// Client -> relay, reliable ordered: the state of a synced component
+    /// of an entity the sender holds (`seq` counts per session).
+    ComponentStateUp {
+        seq: u64,
+        entity: u64,
+        component: u32,
+        data: Vec<u8>,
+    },
+    /// Relay -> interested clients, reliable ordered: a component's state,
+    /// `version` rising with every change.
+    ComponentState {
+        entity: u64,
+        component: u32,
+        version: u64,
+        data: Vec<u8>,
+    },
+    /// Client -> relay, reliable ordered: what this client wants to hear about.
+    Interest(InterestSpec),
+    /// Client -> relay, reliable ordered: where an entity the sender holds
+    /// is matched (`region` 0: by grid cell) and the least device class
+    /// that sees it.
+    EntityInterest {
+        entity: u64,
+        region: u32,
+        min_class: u8,
+    },
+    /// Client -> relay, reliable: the sender no longer sends `entity`.
+    Unregister { entity: u64 },
+}
+
+fn write_payload(w: &mut Writer, data: &[u8]) -> Result<(), QuantizeError> {
+    if data.len() > MAX_PAYLOAD {
+        return Err(QuantizeError::PayloadTooLarge);
+    }
+    write_u64(w, data.len() as u64);
+    w.bytes(data);
+    Ok(())
+}
+
+fn read_payload(r: &mut Reader) -> Result<Vec<u8>, DecodeError> {
+    let len = read_bounded(r, "payload length", MAX_PAYLOAD as u64)? as usize;
+    Ok(r.take(len, "payload")?.to_vec())
+}
+
+fn read_u32(r: &mut Reader, field: &'static str) -> Result<u32, DecodeError> {
+    Ok(read_bounded(r, field, u32::MAX as u64)? as u32)
 }
 
 impl Message {
@@ -255,6 +252,8 @@ impl Message {
                 server_time,
                 send_rate,
                 precision,
+                instance,
+                next_global,
             } => {
                 w.u8(kind::WELCOME);
                 w.u32(*client_id);
@@ -264,6 +263,8 @@ impl Message {
                 w.u32(precision.velocity.to_bits());
                 w.u32(precision.angular_velocity.to_bits());
                 w.u8(precision.rotation_bits);
+                w.u64(*instance);
+                write_u64(w, *next_global);
             }
             Message::Snapshot {
                 server_time,
@@ -308,6 +309,7 @@ impl Message {
                 w.u8(*reason as u8);
             }
             Message::KeepAlive => w.u8(kind::KEEP_ALIVE),
+            Message::AckRequest => w.u8(kind::ACK_REQUEST),
             Message::Register { entity, kind: k } => {
                 w.u8(kind::REGISTER);
                 write_u64(w, *entity);
@@ -337,12 +339,121 @@ impl Message {
                 write_u64(w, *entity);
                 w.u8(*reason);
             }
+            Message::Session {
+                session,
+                last_global,
+            } => {
+                w.u8(kind::SESSION);
+                w.u64(*session);
+                write_u64(w, *last_global);
+            }
+            Message::GlobalCommandUp { seq, data } => {
+                w.u8(kind::GLOBAL_COMMAND_UP);
+                write_u64(w, *seq);
+                write_payload(w, data)?;
+            }
+            Message::ComponentCommandUp {
+                seq,
+                entity,
+                component,
+                data,
+            } => {
+                w.u8(kind::COMPONENT_COMMAND_UP);
+                write_u64(w, *seq);
+                write_u64(w, *entity);
+                write_u64(w, *component as u64);
+                write_payload(w, data)?;
+            }
+            Message::CommandAck { seq } => {
+                w.u8(kind::COMMAND_ACK);
+                write_u64(w, *seq);
+            }
+            Message::GlobalCommand {
+                global_seq,
+                sender,
+                server_time,
+                data,
+            } => {
+                w.u8(kind::GLOBAL_COMMAND);
+                write_u64(w, *global_seq);
+                write_u64(w, *sender as u64);
+                w.f64(*server_time);
+                write_payload(w, data)?;
+            }
+            Message::ComponentCommand {
+                sender,
+                entity,
+                component,
+                server_time,
+                data,
+            } => {
+                w.u8(kind::COMPONENT_COMMAND);
+                write_u64(w, *sender as u64);
+                write_u64(w, *entity);
+                write_u64(w, *component as u64);
+                w.f64(*server_time);
+                write_payload(w, data)?;
+            }
+            Message::ComponentStateUp {
+                seq,
+                entity,
+                component,
+                data,
+            } => {
+                w.u8(kind::COMPONENT_STATE_UP);
+                write_u64(w, *seq);
+                write_u64(w, *entity);
+                write_u64(w, *component as u64);
+                write_payload(w, data)?;
+            }
+            Message::ComponentState {
+                entity,
+                component,
+                version,
+                data,
+            } => {
+                w.u8(kind::COMPONENT_STATE);
+                write_u64(w, *entity);
+                write_u64(w, *component as u64);
+                write_u64(w, *version);
+                write_payload(w, data)?;
+            }
+            Message::Interest(spec) => {
+                if spec.regions.len() > MAX_REGIONS {
+                    return Err(QuantizeError::TooManyRegions);
+                }
+                if spec.radius > MAX_VIEW_RADIUS {
+                    return Err(QuantizeError::OutOfRange);
+                }
+                w.u8(kind::INTEREST);
+                w.u8(spec.global_view as u8);
+                w.u8(spec.device_class);
+                write_u64(w, spec.radius as u64);
+                write_u64(w, spec.regions.len() as u64);
+                for &r in &spec.regions {
+                    write_u64(w, r as u64);
+                }
+            }
+            Message::EntityInterest {
+                entity,
+                region,
+                min_class,
+            } => {
+                w.u8(kind::ENTITY_INTEREST);
+                write_u64(w, *entity);
+                write_u64(w, *region as u64);
+                w.u8(*min_class);
+            }
+            Message::Unregister { entity } => {
+                w.u8(kind::UNREGISTER);
+                write_u64(w, *entity);
+            }
         }
         Ok(())
     }
 
-    /// The encoding as a new buffer. Only updates can fail to encode (a
-    /// value out of the wire's range); control messages never do.
+    /// The encoding as a new buffer. Only updates and payloads can fail to
+    /// encode (a value out of the wire's range); the other messages never do.
     pub fn to_bytes(&self, p: &Precision) -> Result<Vec<u8>, QuantizeError> {
         let mut w = Writer::new();
         self.encode(&mut w, p)?;
@@ -372,6 +483,8 @@ impl Message {
                     server_time,
                     send_rate,
                     precision,
+                    instance: r.u64("instance")?,
+                    next_global: read_u64(&mut r, "next global")?,
                 }
             }
             k @ (kind::SNAPSHOT | kind::OWNED_STATE) => {
@@ -411,6 +524,7 @@ impl Message {
                 })?,
             },
             kind::KEEP_ALIVE => Message::KeepAlive,
+            kind::ACK_REQUEST => Message::AckRequest,
             kind::REGISTER => {
                 let entity = read_u64(&mut r, "entity")?;
                 let k = r.u8("entity kind")?;
@@ -431,12 +545,84 @@ impl Message {
             },
             kind::RIGHT_CHANGED => Message::RightChanged {
                 entity: read_u64(&mut r, "entity")?,
-                holder: read_bounded(&mut r, "holder", u32::MAX as u64)? as u32,
-                epoch: read_bounded(&mut r, "epoch", u32::MAX as u64)? as u32,
+                holder: read_u32(&mut r, "holder")?,
+                epoch: read_u32(&mut r, "epoch")?,
             },
             kind::CLAIM_REFUSED => Message::ClaimRefused {
                 entity: read_u64(&mut r, "entity")?,
                 reason: r.u8("reason")?,
+            },
+            kind::SESSION => Message::Session {
+                session: r.u64("session")?,
+                last_global: read_u64(&mut r, "last global")?,
+            },
+            kind::GLOBAL_COMMAND_UP => Message::GlobalCommandUp {
+                seq: read_u64(&mut r, "seq")?,
+                data: read_payload(&mut r)?,
+            },
+            kind::COMPONENT_COMMAND_UP => Message::ComponentCommandUp {
+                seq: read_u64(&mut r, "seq")?,
+                entity: read_u64(&mut r, "entity")?,
+                component: read_u32(&mut r, "component")?,
+                data: read_payload(&mut r)?,
+            },
+            kind::COMMAND_ACK => Message::CommandAck {
+                seq: read_u64(&mut r, "seq")?,
+            },
+            kind::GLOBAL_COMMAND => Message::GlobalCommand {
+                global_seq: read_u64(&mut r, "global seq")?,
+                sender: read_u32(&mut r, "sender")?,
+                server_time: r.f64("server time")?,
+                data: read_payload(&mut r)?,
+            },
+            kind::COMPONENT_COMMAND => Message::ComponentCommand {
+                sender: read_u32(&mut r, "sender")?,
+                entity: read_u64(&mut r, "entity")?,
+                component: read_u32(&mut r, "component")?,
+                server_time: r.f64("server time")?,
+                data: read_payload(&mut r)?,
+            },
+            kind::COMPONENT_STATE_UP => Message::ComponentStateUp {
+                seq: read_u64(&mut r, "seq")?,
+                entity: read_u64(&mut r, "entity")?,
+                component: read_u32(&mut r, "component")?,
+                data: read_payload(&mut r)?,
+            },
+            kind::COMPONENT_STATE => Message::ComponentState {
+                entity: read_u64(&mut r, "entity")?,
+                component: read_u32(&mut r, "component")?,
+                version: read_u64(&mut r, "version")?,
+                data: read_payload(&mut r)?,
+            },
+            kind::INTEREST => {
+                let flags = r.u8("interest flags")?;
+                if flags & !1 != 0 {
+                    return Err(DecodeError::Invalid {
+                        field: "interest flags",
+                        reason: "unknown bits",
+                    });
+                }
+                let device_class = r.u8("device class")?;
+                let radius = read_bounded(&mut r, "radius", MAX_VIEW_RADIUS as u64)? as u32;
+                let count = read_bounded(&mut r, "region count", MAX_REGIONS as u64)? as usize;
+                let mut regions = Vec::with_capacity(count.min(r.remaining()));
+                for _ in 0..count {
+                    regions.push(read_u32(&mut r, "region")?);
+                }
+                Message::Interest(InterestSpec {
+                    global_view: flags & 1 != 0,
+                    device_class,
+                    radius,
+                    regions,
+                })
+            }
+            kind::ENTITY_INTEREST => Message::EntityInterest {
+                entity: read_u64(&mut r, "entity")?,
+                region: read_u32(&mut r, "region")?,
+                min_class: r.u8("min class")?,
+            },
+            kind::UNREGISTER => Message::Unregister {
+                entity: read_u64(&mut r, "entity")?,
             },
             _ => {
                 return Err(DecodeError::Invalid {
@@ -450,78 +636,11 @@ impl Message {
     }
 }
 
-/// Bytes of a Snapshot or OwnedState message before its updates: type,
-/// time and a count of up to three varint bytes.
-pub const UPDATES_HEADER: usize = 1 + 8 + 3;
-
-/// Packs already-encoded entity updates into Snapshot or OwnedState
-/// messages of at most `mtu` bytes each, without encoding anything twice.
-#[derive(Debug)]
-pub struct UpdatePacker {
-    kind: u8,
-    time: f64,
-    mtu: usize,
-    body: Vec<u8>,
-    count: usize,
-    out: Vec<Vec<u8>>,
-}
-
-impl UpdatePacker {
-    /// Relay -> client snapshots stamped `time`.
-    pub fn snapshot(time: f64, mtu: usize) -> Self {
-        Self::new(kind::SNAPSHOT, time, mtu)
-    }
-
-    /// Client -> relay owned state stamped `time`.
-    pub fn owned_state(time: f64, mtu: usize) -> Self {
-        Self::new(kind::OWNED_STATE, time, mtu)
-    }
-
-    fn new(kind: u8, time: f64, mtu: usize) -> Self {
-        UpdatePacker {
-            kind,
-            time,
-            mtu,
-            body: Vec::new(),
-            count: 0,
-            out: Vec::new(),
-        }
-    }
-
-    /// Adds one encoded update, starting a new message when it would not fit.
-    pub fn push(&mut self, encoded: &[u8]) {
-        if self.count > 0 && UPDATES_HEADER + self.body.len() + encoded.len() > self.mtu {
-            self.flush();
-        }
-        self.body.extend_from_slice(encoded);
-        self.count += 1;
-    }
-
-    fn flush(&mut self) {
-        if self.count == 0 {
-            return;
-        }
-        let mut w = Writer::with(Vec::with_capacity(UPDATES_HEADER + self.body.len()));
-        w.u8(self.kind);
-        w.f64(self.time);
-        write_u64(&mut w, self.count as u64);
-        w.bytes(&self.body);
-        self.out.push(w.bytes);
-        self.body.clear();
-        self.count = 0;
-    }
-
-    /// The messages, in order.
-    pub fn finish(mut self) -> Vec<Vec<u8>> {
-        self.flush();
-        self.out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::Quat;
+    use crate::core::pose::Pose;
+    use glam::{Quat, Vec3};
 
     fn update(entity: u64, moving: bool) -> EntityUpdate {
         EntityUpdate {
@@ -548,6 +667,8 @@ mod tests {
                 server_time: 1234.5,
                 send_rate: 30,
                 precision: p,
+                instance: 0xDEAD_BEEF_0123_4567,
+                next_global: 42,
             },
             Message::Snapshot {
                 server_time: 99.25,
@@ -571,6 +692,7 @@ mod tests {
                 reason: RemovalReason::OwnerLeft,
             },
             Message::KeepAlive,
+            Message::AckRequest,
             Message::Register {
                 entity: 9,
                 kind: entity_kind::NEUTRAL,
@@ -586,6 +708,59 @@ mod tests {
                 entity: 5,
                 reason: 2,
             },
+            Message::Session {
+                session: u64::MAX - 3,
+                last_global: 17,
+            },
+            Message::GlobalCommandUp {
+                seq: 1,
+                data: b"fire".to_vec(),
+            },
+            Message::ComponentCommandUp {
+                seq: 2,
+                entity: 77,
+                component: 3,
+                data: vec![0; MAX_PAYLOAD],
+            },
+            Message::CommandAck { seq: 2 },
+            Message::GlobalCommand {
+                global_seq: 9,
+                sender: 4,
+                server_time: 12.5,
+                data: vec![],
+            },
+            Message::ComponentCommand {
+                sender: 4,
+                entity: 77,
+                component: 3,
+                server_time: 12.5,
+                data: b"open".to_vec(),
+            },
+            Message::ComponentStateUp {
+                seq: 1,
+                entity: 77,
+                component: u32::MAX,
+                data: b"hp=10".to_vec(),
+            },
+            Message::ComponentState {
+                entity: 77,
+                component: 3,
+                version: 1 << 40,
+                data: b"hp=10".to_vec(),
+            },
+            Message::Interest(InterestSpec {
+                global_view: false,
+                device_class: 2,
+                radius: 3,
+                regions: vec![1, 70_000],
+            }),
+            Message::Interest(InterestSpec::default()),
+            Message::EntityInterest {
+                entity: 8,
+                region: 5,
+                min_class: 1,
+            },
+            Message::Unregister { entity: 8 },
         ];
         for m in messages {
             let mut w = Writer::new();
@@ -652,6 +827,52 @@ mod tests {
     }
 
     #[test]
+    fn oversized_payloads_and_interest_are_refused_both_ways() {
+        let p = Precision::default();
+        let big = Message::GlobalCommandUp {
+            seq: 1,
+            data: vec![0; MAX_PAYLOAD + 1],
+        };
+        assert_eq!(big.to_bytes(&p), Err(QuantizeError::PayloadTooLarge));
+        let many = Message::Interest(InterestSpec {
+            regions: vec![1; MAX_REGIONS + 1],
+            ..Default::default()
+        });
+        assert_eq!(many.to_bytes(&p), Err(QuantizeError::TooManyRegions));
+        // A payload length past the limit on the wire.
+        let mut w = Writer::new();
+        w.u8(kind::GLOBAL_COMMAND_UP);
+        write_u64(&mut w, 1);
+        write_u64(&mut w, MAX_PAYLOAD as u64 + 1);
+        w.bytes(&vec![0; MAX_PAYLOAD + 1]);
+        assert!(Message::decode(&w.bytes, &p).is_err());
+        // A region count that the bytes cannot hold.
+        let mut w = Writer::new();
+        w.u8(kind::INTEREST);
+        w.u8(0);
+        w.u8(0);
+        write_u64(&mut w, 1);
+        write_u64(&mut w, 200);
+        assert!(Message::decode(&w.bytes, &p).is_err());
+        // Every message's encoding stays within one laminar fragment.
+        let worst = Message::ComponentState {
+            entity: u64::MAX,
+            component: u32::MAX,
+            version: u64::MAX,
+            data: vec![0; MAX_PAYLOAD],
+        };
+        assert!(worst.to_bytes(&p).unwrap().len() <= 1024);
+        let worst = Message::ComponentCommand {
+            sender: u32::MAX,
+            entity: u64::MAX,
+            component: u32::MAX,
+            server_time: 1.0,
+            data: vec![0; MAX_PAYLOAD],
+        };
+        assert!(worst.to_bytes(&p).unwrap().len() <= 1024);
+    }
+
+    #[test]
     fn hostile_input_is_refused_without_panic_or_big_allocation() {
         let p = Precision::default();
         // A snapshot claiming 2^60 updates in 12 bytes.
@@ -678,7 +899,7 @@ mod tests {
             let len = rng.usize(0..64);
             let mut bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
             if let Some(b) = bytes.first_mut() {
-                *b = rng.u8(0..8);
+                *b = rng.u8(0..25);
             }
             let _ = Message::decode(&bytes, &p);
         }

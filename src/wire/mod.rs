@@ -6,6 +6,7 @@
 pub mod cursor;
 pub mod message;
 pub mod quantize;
+pub mod update;
 pub mod varint;
 
 pub use cursor::{DecodeError, Reader, Writer};

@@ -59,6 +59,10 @@ impl Precision {
 pub enum QuantizeError {
     NotFinite,
     OutOfRange,
+    /// An opaque payload over [`MAX_PAYLOAD`](super::message::MAX_PAYLOAD).
+    PayloadTooLarge,
+    /// More region ids than [`MAX_REGIONS`](super::message::MAX_REGIONS).
+    TooManyRegions,
 }
 
 fn steps(v: f32, step: f32) -> Result<i64, QuantizeError> {

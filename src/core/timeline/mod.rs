@@ -242,6 +242,18 @@ impl Timeline {
         track.fold_correction(pose, raw, self.config.snap_distance);
     }
 
+    /// Server time of the newest sample of `entity`.
+    pub fn newest_time(&self, entity: u64) -> Option<f64> {
+        let &i = self.index.get(&entity)?;
+        self.tracks[i].newest().map(|s| s.server_time)
+    }
+
+    /// The mode `entity` is shown in.
+    pub fn mode_of(&self, entity: u64) -> Option<Mode> {
+        let &i = self.index.get(&entity)?;
+        Some(self.tracks[i].mode.unwrap_or(self.config.mode))
+    }
+
     /// Removes an entity.
     pub fn remove(&mut self, entity: u64) -> Result<(), TimelineError> {
         let i = self
