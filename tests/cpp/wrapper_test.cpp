@@ -1,0 +1,652 @@
+// Exercises include/netsync.hpp and include/netsync_unreal_convert.hpp
+// against the real library, as an engine layer (the Unreal plugin) would:
+// Unreal-frame poses converted at the edge, a relay and two clients on
+// loopback, a collision claim, commands, errors as exceptions, logging;
+// and the conversions' round trips and geometry.
+// Built by tests/cpp_programs.rs with g++ -std=c++17 -Wall -Wextra -Werror.
+
+// The conversion header first: it must stand alone on netsync.h.
+#include "netsync_unreal_convert.hpp"
+#include "netsync.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace ue = netsync::unreal;
+
+static int passed = 0;
+static int failed = 0;
+
+#define EXPECT(cond, ...)                                   \
+    do {                                                    \
+        if (cond) {                                         \
+            passed++;                                       \
+        } else {                                            \
+            failed++;                                       \
+            std::printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            std::printf(__VA_ARGS__);                       \
+            std::printf("\n");                              \
+        }                                                   \
+    } while (0)
+
+static void report(const char* format, ...) {
+    std::va_list args;
+    va_start(args, format);
+    std::printf("ok: ");
+    std::vprintf(format, args);
+    std::printf("\n");
+    va_end(args);
+    std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Engine-like types: what FVector and FQuat look like to the headers.
+
+struct FVectorLike {
+    double X, Y, Z;
+    FVectorLike(double x, double y, double z) : X(x), Y(y), Z(z) {}
+};
+
+struct FQuatLike {
+    double X, Y, Z, W;
+    FQuatLike(double x, double y, double z, double w) : X(x), Y(y), Z(z), W(w) {}
+};
+
+// Double-precision reference math, independent of the headers.
+struct D3 {
+    double x, y, z;
+};
+struct D4 {
+    double x, y, z, w;
+};
+
+static D3 cross(D3 a, D3 b) { return D3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+
+// v rotated by the unit quaternion q (q v q*).
+static D3 rotate(D4 q, D3 v) {
+    const D3 u{q.x, q.y, q.z};
+    const D3 t = cross(u, v);
+    const D3 t2{2 * t.x, 2 * t.y, 2 * t.z};
+    const D3 c = cross(u, t2);
+    return D3{v.x + q.w * t2.x + c.x, v.y + q.w * t2.y + c.y, v.z + q.w * t2.z + c.z};
+}
+
+static D4 axis_angle(D3 axis, double angle) {
+    const double n = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
+    const double s = std::sin(angle / 2) / n;
+    return D4{axis.x * s, axis.y * s, axis.z * s, std::cos(angle / 2)};
+}
+
+static D3 d3(const NetsyncVec3& v) { return D3{v.x, v.y, v.z}; }
+static D3 d3(const ue::Vector& v) { return D3{v.X, v.Y, v.Z}; }
+static D4 d4(const NetsyncQuat& q) { return D4{q.x, q.y, q.z, q.w}; }
+static D4 d4(const ue::Quat& q) { return D4{q.X, q.Y, q.Z, q.W}; }
+static ue::Vector uv(D3 v) { return ue::Vector{v.x, v.y, v.z}; }
+static ue::Quat uq(D4 q) { return ue::Quat{q.x, q.y, q.z, q.w}; }
+
+static double dist(D3 a, D3 b) { return std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)); }
+
+// Angle (degrees) of the rotation between two unit quaternions.
+static double quat_angle(D4 a, D4 b) {
+    const double dot = std::fabs(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w);
+    return 2 * std::acos(std::min(1.0, dot)) * 180.0 / ue::kPi;
+}
+
+// Distance between two rotations' quaternions, ignoring the sign (q and -q
+// are one rotation).
+static double quat_dist(D4 a, D4 b) {
+    const double plus = std::fabs(a.x - b.x) + std::fabs(a.y - b.y) + std::fabs(a.z - b.z) + std::fabs(a.w - b.w);
+    const double minus = std::fabs(a.x + b.x) + std::fabs(a.y + b.y) + std::fabs(a.z + b.z) + std::fabs(a.w + b.w);
+    return std::min(plus, minus);
+}
+
+// A yaw (about Unreal's Z up) as an Unreal quaternion.
+static ue::Quat ue_yaw(double radians) { return uq(axis_angle(D3{0, 0, 1}, radians)); }
+
+// ---------------------------------------------------------------------------
+// Conversions
+
+static void test_conversion_axes() {
+    const ue::Frame rh;  // defaults: 100 units per metre, right-handed Y up
+    ue::Frame unity;
+    unity.axes = ue::Axes::UnityCompatible;
+
+    // Unreal forward / right / up (1 m each).
+    const NetsyncVec3 fwd = ue::position_to_core(ue::Vector{100, 0, 0}, rh);
+    const NetsyncVec3 right = ue::position_to_core(ue::Vector{0, 100, 0}, rh);
+    const NetsyncVec3 up = ue::position_to_core(ue::Vector{0, 0, 100}, rh);
+    EXPECT(fwd.x == 0 && fwd.y == 0 && fwd.z == 1, "forward -> (%g %g %g)", fwd.x, fwd.y, fwd.z);
+    EXPECT(right.x == -1 && right.y == 0 && right.z == 0, "right -> (%g %g %g)", right.x, right.y, right.z);
+    EXPECT(up.x == 0 && up.y == 1 && up.z == 0, "up -> (%g %g %g)", up.x, up.y, up.z);
+    const NetsyncVec3 unity_right = ue::position_to_core(FVectorLike(0, 100, 0), unity);
+    EXPECT(unity_right.x == 1 && unity_right.y == 0 && unity_right.z == 0, "unity right -> (%g %g %g)", unity_right.x,
+           unity_right.y, unity_right.z);
+
+    // Handedness: cross products map with det(M): -1 right-handed, +1 Unity.
+    for (int f = 0; f < 2; ++f) {
+        const ue::Frame& frame = f == 0 ? rh : unity;
+        const double det = f == 0 ? -1.0 : 1.0;
+        const D3 a{0.3, -1.2, 0.7};
+        const D3 b{-0.4, 0.5, 2.0};
+        const D3 lhs = cross(d3(ue::direction_to_core(uv(a), frame)), d3(ue::direction_to_core(uv(b), frame)));
+        const D3 m = d3(ue::direction_to_core(uv(cross(a, b)), frame));
+        EXPECT(dist(lhs, D3{det * m.x, det * m.y, det * m.z}) < 1e-5, "cross product under frame %d", f);
+    }
+
+    // Unreal's positive yaw turns forward toward right; the converted
+    // rotation turns the core's forward toward the core's right.
+    const NetsyncQuat yaw90 = ue::rotation_to_core(ue_yaw(ue::kPi / 2), rh);
+    const D3 turned = rotate(d4(yaw90), D3{0, 0, 1});
+    EXPECT(dist(turned, d3(right)) < 1e-6, "yaw 90 turns forward to (%g %g %g)", turned.x, turned.y, turned.z);
+    report("axes: UE forward/right/up -> core +Z/-X/+Y (Unity-compatible: right -> +X); yaw +90 turns forward to right");
+}
+
+static void test_conversion_geometry() {
+    std::mt19937 rng(12345);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    double worst_rot = 0;
+    double worst_ang = 0;
+    for (int f = 0; f < 2; ++f) {
+        ue::Frame frame;
+        frame.axes = f == 0 ? ue::Axes::RightHandedYUp : ue::Axes::UnityCompatible;
+        for (int i = 0; i < 500; ++i) {
+            // A random rotation and direction: rotating in Unreal and then
+            // converting equals converting both and rotating in the core.
+            const D4 q = axis_angle(D3{unit(rng), unit(rng), unit(rng) + 1e-3}, unit(rng) * ue::kPi);
+            const D3 v{unit(rng), unit(rng), unit(rng)};
+            const D3 expected = d3(ue::direction_to_core(uv(rotate(q, v)), frame));
+            const D3 got = rotate(d4(ue::rotation_to_core(uq(q), frame)), d3(ue::direction_to_core(uv(v), frame)));
+            worst_rot = std::max(worst_rot, dist(expected, got));
+
+            // An angular velocity w (rad/s) turns by |w| dt about w: the
+            // converted velocity turns by the converted rotation.
+            const D3 w{unit(rng) * 5, unit(rng) * 5, unit(rng) * 5};
+            const double speed = std::sqrt(w.x * w.x + w.y * w.y + w.z * w.z);
+            const double dt = 0.1;
+            const D4 turn_ue = axis_angle(w, speed * dt);
+            const NetsyncVec3 wc = ue::angular_velocity_to_core(uv(w), frame);
+            const double speed_c = std::sqrt(double(wc.x) * wc.x + double(wc.y) * wc.y + double(wc.z) * wc.z);
+            const D4 turn_core = axis_angle(d3(wc), speed_c * dt);
+            worst_ang = std::max(worst_ang, quat_dist(d4(ue::rotation_to_core(uq(turn_ue), frame)), turn_core));
+        }
+    }
+    EXPECT(worst_rot < 1e-5, "rotations disagree with directions by %g", worst_rot);
+    EXPECT(worst_ang < 1e-5, "angular velocities disagree with rotations by %g", worst_ang);
+    report("geometry: 1000 random rotations and angular velocities commute with the axis map (worst %.2g, %.2g)",
+           worst_rot, worst_ang);
+}
+
+static void test_conversion_round_trips() {
+    std::mt19937 rng(777);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    const double float_eps = 1.0 / (1 << 23);  // float's relative precision (2^-23)
+    double worst_pos = 0;  // in units of the component's float precision
+    double worst_rot = 0;
+    double worst_vel = 0;
+    double worst_ang = 0;
+    for (int f = 0; f < 2; ++f) {
+        ue::Frame frame;
+        frame.axes = f == 0 ? ue::Axes::RightHandedYUp : ue::Axes::UnityCompatible;
+        for (int i = 0; i < 2000; ++i) {
+            // Up to 1 km from the origin, in centimetres.
+            const ue::Vector p{unit(rng) * 1e5, unit(rng) * 1e5, unit(rng) * 1e5};
+            const ue::Vector back = ue::position_from_core(ue::position_to_core(p, frame), frame);
+            const double comps[3][2] = {{p.X, back.X}, {p.Y, back.Y}, {p.Z, back.Z}};
+            for (const auto& c : comps) {
+                worst_pos = std::max(worst_pos, std::fabs(c[0] - c[1]) / (std::fabs(c[0]) * float_eps + 1e-30));
+            }
+            const ue::Vector v{unit(rng) * 3000, unit(rng) * 3000, unit(rng) * 3000};
+            worst_vel = std::max(worst_vel, dist(d3(v), d3(ue::velocity_from_core(ue::velocity_to_core(v, frame), frame))));
+            const ue::Vector w{unit(rng) * 20, unit(rng) * 20, unit(rng) * 20};
+            worst_ang = std::max(worst_ang, dist(d3(w), d3(ue::angular_velocity_from_core(
+                                                             ue::angular_velocity_to_core(w, frame), frame))));
+            const D4 q = axis_angle(D3{unit(rng), unit(rng), unit(rng) + 1e-3}, unit(rng) * ue::kPi);
+            worst_rot = std::max(worst_rot, quat_dist(q, d4(ue::rotation_from_core(ue::rotation_to_core(uq(q), frame), frame))));
+        }
+    }
+    // Rounding to float and back: at most half an ulp per component, plus
+    // the division by 100 (one more rounding).
+    EXPECT(worst_pos <= 1.0, "position round trip off by %g float epsilons", worst_pos);
+    EXPECT(worst_vel < 3000 * 2 * float_eps * 2, "velocity round trip off by %g cm/s", worst_vel);
+    EXPECT(worst_ang < 20 * 2 * float_eps * 2, "angular velocity round trip off by %g rad/s", worst_ang);
+    EXPECT(worst_rot < 4 * 2 * float_eps, "rotation round trip off by %g", worst_rot);
+    report("round trips within float precision: positions to 1 km (worst %.2f float eps relative), velocities %.2g cm/s, "
+           "angular %.2g rad/s, rotations %.2g",
+           worst_pos, worst_vel, worst_ang, worst_rot);
+
+    // A precise figure the README quotes: 1 km out, better than 0.1 mm.
+    const ue::Vector far{1e5, -1e5, 5e4};
+    const double err = dist(d3(far), d3(ue::position_from_core(ue::position_to_core(far))));
+    EXPECT(err < 0.01, "1 km out: %g cm", err);
+
+    // World scale and units.
+    ue::Frame metres;
+    metres.units_per_metre = 1.0;
+    const NetsyncVec3 one = ue::position_to_core(ue::Vector{1, 0, 0}, metres);
+    EXPECT(one.z == 1.0f, "units_per_metre 1: %g", one.z);
+    EXPECT(ue::distance_to_core(2.5) == 0.025f && ue::distance_from_core(0.025f) > 2.4999 &&
+               ue::distance_from_core(0.025f) < 2.5001,
+           "distances");
+    EXPECT(std::fabs(ue::degrees_to_radians(180.0) - 3.14159265f) < 1e-6f, "degrees");
+    EXPECT(std::fabs(ue::radians_to_degrees(ue::degrees_to_radians(37.5)) - 37.5) < 1e-4, "radians");
+    const NetsyncVec3 deg = ue::angular_velocity_degrees_to_core(ue::Vector{0, 0, 90});
+    EXPECT(std::fabs(deg.y + 1.5707963f) < 1e-6f, "90 deg/s of yaw -> %g rad/s about core Y", deg.y);
+    const ue::Vector deg_back = ue::angular_velocity_degrees_from_core(deg);
+    EXPECT(std::fabs(deg_back.Z - 90) < 1e-4, "degrees back %g", deg_back.Z);
+
+    // Whole states, engine types and invalid input.
+    const NetsyncSample s = ue::sample_to_core(7, FVectorLike(100, 200, 300), FQuatLike(0, 0, 0, 2),
+                                               FVectorLike(0, 0, -980), FVectorLike(0, 0, 1));
+    EXPECT(s.entity_id == 7 && s.position.x == -2 && s.position.y == 3 && s.position.z == 1, "sample position");
+    EXPECT(s.rotation.w == 1 && s.rotation.x == 0, "sample rotation normalised");
+    EXPECT(s.linear_velocity.y == -9.8f && s.angular_velocity.y == -1,
+           "sample velocities (%g, %g)", s.linear_velocity.y, s.angular_velocity.y);
+    EXPECT(s.flags == (NETSYNC_SAMPLE_HAS_VELOCITY | NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY), "sample flags %u", s.flags);
+    NetsyncTransform t{};
+    t.position = s.position;
+    t.rotation = s.rotation;
+    const ue::Pose pose = ue::pose_from_core(t);
+    const FVectorLike loc = ue::as<FVectorLike>(pose.Location);
+    const FQuatLike rot = ue::as<FQuatLike>(pose.Rotation);
+    EXPECT(loc.X == 100 && loc.Y == 200 && loc.Z == 300 && rot.W == 1, "pose back (%g %g %g)", loc.X, loc.Y, loc.Z);
+    const NetsyncQuat zero = ue::rotation_to_core(ue::Quat{0, 0, 0, 0});
+    EXPECT(zero.x == 0 && zero.y == 0 && zero.z == 0 && zero.w == 0, "a zero quaternion passes through for the core to refuse");
+
+    // Entity ids from names: FNV-1a 64 (published test vectors), never 0.
+    EXPECT(ue::entity_id_from_name("") == 0xcbf29ce484222325ull, "fnv of empty");
+    EXPECT(ue::entity_id_from_name("a") == 0xaf63dc4c8601ec8cull, "fnv of a");
+    EXPECT(ue::entity_id_from_name("foobar") == 0x85944171f73967e8ull, "fnv of foobar");
+    static_assert(ue::entity_id_from_name("/Game/Maps/Arena.Arena:PersistentLevel.Ball_2") != 0, "constexpr ids");
+    report("units and whole states: world scale, degrees, samples, poses, engine types, FNV-1a entity ids");
+}
+
+// ---------------------------------------------------------------------------
+// Wrapper basics and errors
+
+static_assert(!std::is_copy_constructible_v<netsync::Client>, "clients are move-only");
+static_assert(!std::is_copy_assignable_v<netsync::Server>, "servers are move-only");
+static_assert(std::is_nothrow_move_constructible_v<netsync::Client>, "moving a client cannot throw");
+static_assert(std::is_nothrow_move_assignable_v<netsync::Server>, "moving a server cannot throw");
+static_assert(!std::is_copy_constructible_v<netsync::Timeline>, "timelines are move-only");
+
+static void test_errors() {
+    netsync::check_abi();
+    const netsync::AbiVersion lib = netsync::library_abi_version();
+    EXPECT(lib.major == NETSYNC_ABI_VERSION_MAJOR, "abi major %u", lib.major);
+    EXPECT(!netsync::abi_compatible({NETSYNC_ABI_VERSION_MAJOR + 1, 0}), "another major is refused");
+    EXPECT(!netsync::abi_compatible({0, 3}, {0, 4}) && netsync::abi_compatible({1, 5}, {1, 4}) &&
+               !netsync::abi_compatible({1, 3}, {1, 4}),
+           "major 0: the same minor; from 1: at least the header's");
+
+    // A failing call throws netsync::Error with the native code and message.
+    netsync::Timeline timeline = netsync::Timeline::create();
+    timeline.tick(5.0);
+    bool thrown = false;
+    try {
+        timeline.tick(4.0);
+    } catch (const netsync::Error& e) {
+        thrown = true;
+        EXPECT(e.code() == NETSYNC_ERR_INVALID_ARGUMENT, "code %s", e.code_name());
+        EXPECT(e.message() == netsync_last_error(), "message is netsync_last_error: %s", e.message().c_str());
+        EXPECT(e.message().find("went backwards") != std::string::npos, "message: %s", e.message().c_str());
+        EXPECT(std::string(e.what()).find("NETSYNC_ERR_INVALID_ARGUMENT") == 0, "what(): %s", e.what());
+        report("error as exception: %s", e.what());
+    }
+    EXPECT(thrown, "a backwards tick throws");
+
+    thrown = false;
+    try {
+        netsync::Client::connect("not an address");
+    } catch (const netsync::Error& e) {
+        thrown = true;
+        EXPECT(e.code() == NETSYNC_ERR_INVALID_ARGUMENT, "connect code %s", e.code_name());
+        EXPECT(!e.message().empty(), "connect message");
+        report("error as exception: %s", e.what());
+    }
+    EXPECT(thrown, "a bad address throws");
+
+    // The same failure as a value: no exception.
+    netsync::Result<netsync::Client> r = netsync::Client::try_connect("nope");
+    EXPECT(!r.ok() && r.code() == NETSYNC_ERR_INVALID_ARGUMENT, "try_connect gives the code");
+    EXPECT(!r.error().message().empty(), "try_connect gives the message");
+    EXPECT(netsync::Timeline::try_create().value_or(netsync::Timeline()).native() != nullptr, "value_or");
+
+    // A caught panic inside the library is an error code, not a crash.
+    const netsync::Status panic = netsync::try_debug_panic();
+    EXPECT(panic.code() == NETSYNC_ERR_PANIC, "debug panic gives %s", netsync::result_name(panic.code()));
+
+    // A moved-from owner is empty: calls fail cleanly, nothing is freed twice.
+    netsync::Timeline moved = std::move(timeline);
+    EXPECT(!timeline && moved, "move leaves the source empty");
+    thrown = false;
+    try {
+        (void)timeline.entity_count();
+    } catch (const netsync::Error& e) {
+        thrown = true;
+        EXPECT(e.code() == NETSYNC_ERR_NULL_POINTER || e.code() == NETSYNC_ERR_INVALID_HANDLE, "empty owner: %s",
+               e.code_name());
+    }
+    EXPECT(thrown, "an empty owner throws");
+    report("errors: as values (try_*), panics as NETSYNC_ERR_PANIC, moved-from owners fail cleanly");
+}
+
+static void test_log() {
+    std::mutex mutex;
+    std::vector<std::string> seen;
+    netsync::set_log_handler(
+        [&](netsync::LogLevel level, std::string_view target, std::string_view message) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (level == netsync::LogLevel::Warn) seen.emplace_back(std::string(target) + "|" + std::string(message));
+        },
+        netsync::LogLevel::Info);
+    netsync::log(netsync::LogLevel::Warn, "hello from C++");
+    netsync::clear_log_handler();
+    netsync::log(netsync::LogLevel::Warn, "nobody hears this");
+    std::lock_guard<std::mutex> lock(mutex);
+    const bool found = std::any_of(seen.begin(), seen.end(),
+                                   [](const std::string& s) { return s.find("hello from C++") != std::string::npos; });
+    EXPECT(found, "the handler saw the record (%zu records)", seen.size());
+    EXPECT(std::none_of(seen.begin(), seen.end(),
+                        [](const std::string& s) { return s.find("nobody") != std::string::npos; }),
+           "a cleared handler is not called");
+    report("log handler receives records and is silent once cleared");
+}
+
+// ---------------------------------------------------------------------------
+// Relay and clients
+
+static double now_s() {
+    static const auto start = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Steps until `done` or the timeout; false (and a failure) on timeout.
+template <class Step, class Done>
+static bool pump(const char* what, double timeout, Step step, Done done) {
+    const double end = now_s() + timeout;
+    for (;;) {
+        step(now_s());
+        if (done()) return true;
+        if (now_s() > end) {
+            EXPECT(false, "timed out after %.1f s waiting for %s", timeout, what);
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+static const NetsyncTransform* find(netsync::Span<const NetsyncTransform> batch, uint64_t id) {
+    for (const NetsyncTransform& t : batch) {
+        if (t.entity_id == id) return &t;
+    }
+    return nullptr;
+}
+
+// What one client saw happen, from its events.
+struct Seen {
+    uint32_t client_id = 0;
+    std::vector<uint64_t> appeared, gained, lost;
+    std::vector<std::pair<uint64_t, uint32_t>> refused;
+
+    void on(const netsync::ClientEvent& e) {
+        switch (netsync::kind_of(e)) {
+            case netsync::EventKind::Connected:
+            case netsync::EventKind::Reconnected: client_id = e.client_id; break;
+            case netsync::EventKind::EntityAppeared: appeared.push_back(e.entity_id); break;
+            case netsync::EventKind::RightGained: gained.push_back(e.entity_id); break;
+            case netsync::EventKind::RightLost: lost.push_back(e.entity_id); break;
+            case netsync::EventKind::RightRefused: refused.emplace_back(e.entity_id, e.reason); break;
+            default: break;
+        }
+    }
+    static bool has(const std::vector<uint64_t>& v, uint64_t id) { return std::find(v.begin(), v.end(), id) != v.end(); }
+};
+
+struct Session {
+    netsync::Server relay;
+    netsync::Client a, b;
+    Seen seen_a, seen_b;
+    netsync::Span<const NetsyncTransform> on_a, on_b;
+
+    Session() {
+        netsync::ServerConfig config = netsync::default_server_config();
+        config.port = 0;  // a free port
+        relay = netsync::Server::start(config, "127.0.0.1");
+        const std::string address = "127.0.0.1:" + std::to_string(relay.port());
+        a = netsync::Client::connect(address, netsync::default_client_config());
+        b = netsync::Client::connect(address);
+    }
+
+    // One frame of both clients: tick, then events.
+    void step(double now) {
+        on_a = a.tick(now);
+        on_b = b.tick(now);
+        a.drain_events([&](const netsync::ClientEvent& e) { seen_a.on(e); });
+        b.drain_events([&](const netsync::ClientEvent& e) { seen_b.on(e); });
+    }
+
+    bool wait_connected() {
+        return pump("both clients to connect", 5.0, [&](double now) { step(now); }, [&] {
+            return a.state() == netsync::ConnectionState::Connected && b.state() == netsync::ConnectionState::Connected;
+        });
+    }
+};
+
+// A's car drives a circle of 3 m radius at 1 m height in Unreal's frame (cm).
+static ue::Vector car_location(double t) { return ue::Vector{300 * std::cos(t), 300 * std::sin(t), 100}; }
+static ue::Vector car_velocity(double t) { return ue::Vector{-300 * std::sin(t), 300 * std::cos(t), 0}; }
+
+static void test_two_clients_exchange_transforms() {
+    Session s;
+    if (!s.wait_connected()) return;
+    EXPECT(s.seen_a.client_id != 0 && s.seen_b.client_id != 0 && s.seen_a.client_id != s.seen_b.client_id,
+           "distinct client ids %u, %u", s.seen_a.client_id, s.seen_b.client_id);
+
+    const uint64_t car_a = 1, car_b = 2;
+    s.a.register_entity(car_a);
+    s.b.register_entity(car_b, netsync::Kind::Controlled);
+    const ue::Vector b_location{500, -200, 50};
+    const ue::Quat b_rotation = ue_yaw(ue::kPi / 6);
+
+    double first_seen = -1;
+    double worst = 0;       // cm between B's view of A's car and the truth at B's render time
+    double worst_height = 0;
+    bool a_sees_b = false;
+    double b_error = 1e9, b_rot_error = 1e9;
+    std::size_t b_views = 0;
+    const auto frame = [&](double now) {
+        if (std::optional<double> st = s.a.server_time(now)) {
+            // Physics stamped on the server clock, in Unreal's frame, converted at the edge.
+            s.a.set_entity_state(ue::sample_to_core(car_a, car_location(*st), ue_yaw(*st), car_velocity(*st),
+                                                    ue::Vector{0, 0, 1}));
+        }
+        s.b.set_entity_state(ue::sample_to_core(car_b, b_location, b_rotation));
+        s.step(now);
+        EXPECT(find(s.on_a, car_a) == nullptr, "a client's own entity is not in its tick");
+        if (const NetsyncTransform* t = find(s.on_b, car_a)) {
+            if (first_seen < 0) first_seen = now;
+            const ue::Pose pose = ue::pose_from_core(*t);
+            const double render = s.b.render_time(netsync::Mode::Adaptive);
+            if (now - first_seen > 0.3) {  // past the first samples
+                worst = std::max(worst, dist(d3(pose.Location), d3(car_location(render))));
+                worst_height = std::max(worst_height, std::fabs(pose.Location.Z - 100));
+                ++b_views;
+            }
+        }
+        if (const NetsyncTransform* t = find(s.on_a, car_b)) {
+            const ue::Pose pose = ue::pose_from_core(*t);
+            b_error = dist(d3(pose.Location), d3(b_location));
+            b_rot_error = quat_angle(d4(pose.Rotation), d4(b_rotation));
+            a_sees_b = true;
+        }
+    };
+    pump("B to show A's car for 1.3 s and A to show B's", 10.0, frame,
+         [&] { return first_seen >= 0 && now_s() - first_seen > 1.3 && a_sees_b; });
+
+    EXPECT(Seen::has(s.seen_b.appeared, car_a) && Seen::has(s.seen_a.appeared, car_b), "appeared events");
+    EXPECT(b_views > 20, "B showed A's car %zu times", b_views);
+    EXPECT(worst < 5.0, "B showed A's car %.2f cm from where A put it", worst);
+    EXPECT(worst_height < 0.1, "height off by %.3f cm", worst_height);
+    // Rotations travel as "smallest three" of 10 bits: within about 0.25 degrees.
+    EXPECT(b_error < 0.01 && b_rot_error < 0.3, "A showed B's car %.4f cm, %.3f degrees off", b_error, b_rot_error);
+    report("relay + two clients: B shows A's circling car within %.2f cm of the truth at its render time (%zu frames);"
+           " A shows B's parked car within %.4f cm and %.3f degrees",
+           worst, b_views, b_error, b_rot_error);
+
+    const netsync::ClientStats stats = s.b.stats();
+    EXPECT(static_cast<netsync::ConnectionState>(stats.state) == netsync::ConnectionState::Connected, "stats state");
+    EXPECT(stats.rtt > 0 && stats.rtt < 0.5 && stats.remote_entities == 1, "rtt %g, remote %llu", stats.rtt,
+           static_cast<unsigned long long>(stats.remote_entities));
+    const netsync::ServerStats relay = s.relay.stats();
+    EXPECT(relay.clients == 2 && relay.entities == 2, "relay sees %llu clients, %llu entities",
+           static_cast<unsigned long long>(relay.clients), static_cast<unsigned long long>(relay.entities));
+
+    // A global command reaches both clients, with its bytes.
+    s.a.send_global_command(netsync::bytes_of("honk"));
+    std::string got_a, got_b;
+    const auto drain = [](netsync::Client& c, std::string& into) {
+        while (std::optional<netsync::MessageView> m = c.poll_message()) {
+            if (m->kind() == netsync::MessageKind::GlobalCommand) {
+                into.assign(reinterpret_cast<const char*>(m->payload.data()), m->payload.size());
+            }
+        }
+    };
+    pump("the global command on both clients", 5.0,
+         [&](double now) {
+             s.step(now);
+             drain(s.a, got_a);
+             drain(s.b, got_b);
+         },
+         [&] { return !got_a.empty() && !got_b.empty(); });
+    EXPECT(got_a == "honk" && got_b == "honk", "commands '%s' '%s'", got_a.c_str(), got_b.c_str());
+    report("global command delivered to both clients through poll_message");
+
+    // Invalid input on a live client: the native code and message.
+    try {
+        s.b.set_entity_state(ue::sample_to_core(car_b, b_location, ue::Quat{0, 0, 0, 0}));
+        EXPECT(false, "a zero rotation was accepted");
+    } catch (const netsync::Error& e) {
+        EXPECT(e.code() == NETSYNC_ERR_INVALID_ARGUMENT, "zero rotation: %s", e.code_name());
+        report("error as exception: %s", e.what());
+    }
+}
+
+static void test_collision_claim() {
+    Session s;
+    if (!s.wait_connected()) return;
+    const uint64_t car_a = 10, car_b = 20, ball = 100;
+    s.a.register_entity(car_a);
+    s.a.register_entity(ball, netsync::Kind::Neutral);  // first to register: A simulates the ball
+    s.b.register_entity(car_b);
+
+    const ue::Vector ball_at_a{0, -100, 0};  // where A simulates it
+    const ue::Vector ball_at_b{0, 100, 0};   // where B will
+    const auto frame = [&](double now) {
+        s.a.set_entity_state(ue::sample_to_core(car_a, ue::Vector{0, -200, 0}, ue::Quat{0, 0, 0, 1}));
+        s.b.set_entity_state(ue::sample_to_core(car_b, ue::Vector{0, 200, 0}, ue::Quat{0, 0, 0, 1}));
+        if (s.a.holds(ball)) s.a.set_entity_state(ue::sample_to_core(ball, ball_at_a, ue::Quat{0, 0, 0, 1}));
+        if (s.b.holds(ball)) s.b.set_entity_state(ue::sample_to_core(ball, ball_at_b, ue::Quat{0, 0, 0, 1}));
+        s.step(now);
+    };
+    if (!pump("A to get the ball's right", 5.0, frame, [&] { return Seen::has(s.seen_a.gained, ball); })) return;
+    // Every client registers shared objects; only the first holds it.
+    s.b.register_entity(ball, netsync::Kind::Neutral);
+    EXPECT(s.a.holds(ball) && !s.b.holds(ball), "A holds the ball, B does not");
+    const NetsyncTransform* seen = nullptr;
+    pump("B to see the ball", 5.0, frame, [&] { return (seen = find(s.on_b, ball)) != nullptr; });
+    if (seen != nullptr) {
+        const double off = dist(d3(ue::pose_from_core(*seen).Location), d3(ball_at_a));
+        EXPECT(off < 0.01, "B shows the ball %.4f cm from A's", off);
+    }
+
+    // B's car hits the ball. The rule an engine layer applies to a hit
+    // (either actor's hit event may fire) names the claim.
+    const netsync::ContactSide hit_ball{ball, netsync::Kind::Neutral, s.b.holds(ball)};
+    const netsync::ContactSide hit_car{car_b, netsync::Kind::Controlled, s.b.holds(car_b)};
+    const std::optional<netsync::Claim> claim = netsync::claim_for_contact(hit_ball, hit_car);
+    EXPECT(claim && claim->mine == car_b && claim->other == ball, "the hit claims the ball for B's car");
+    EXPECT(!netsync::claim_for_contact({car_a, netsync::Kind::Controlled, false}, hit_car),
+           "two cars: no claim");
+    EXPECT(!netsync::claim_for_contact({ball, netsync::Kind::Neutral, true}, hit_car), "a held ball: no claim");
+    if (!claim) return;
+    s.b.report_collision(claim->mine, claim->other);
+    EXPECT(s.b.holds(ball), "a claim is optimistic");
+    pump("the right to move from A to B", 5.0, frame,
+         [&] { return Seen::has(s.seen_b.gained, ball) && Seen::has(s.seen_a.lost, ball); });
+    EXPECT(!s.a.holds(ball) && s.b.holds(ball), "B holds the ball now");
+    pump("A to show B's ball", 5.0, frame, [&] {
+        const NetsyncTransform* t = find(s.on_a, ball);
+        return t != nullptr && dist(d3(ue::pose_from_core(*t).Location), d3(ball_at_b)) < 0.01;
+    });
+    EXPECT(find(s.on_b, ball) == nullptr, "B simulates the ball: not in its tick");
+    report("collision claim: B's car hit A's neutral ball; the send right moved A -> B and A shows the ball where B puts it");
+
+    // The ball lies still: the rest detector hands it back to nobody.
+    netsync::RestDetector rest(0.05f, 0.05f, 0.3);
+    bool reported = false;
+    pump("B to report the ball at rest", 3.0,
+         [&](double now) {
+             frame(now);
+             if (!reported && s.b.holds(ball) && rest.update(now, 0.0f, 0.0f)) {
+                 s.b.report_at_rest(ball);
+                 reported = true;
+             }
+         },
+         [&] { return reported; });
+    pump("B to lose the ball at rest", 5.0, frame, [&] { return Seen::has(s.seen_b.lost, ball); });
+    EXPECT(!s.b.holds(ball), "nobody holds the ball at rest");
+    report("at rest: B reported the ball still and its right went back to nobody");
+
+    // A claim by a client that does not control the hitting entity is refused by the library.
+    try {
+        s.b.report_collision(car_a, ball);
+        EXPECT(false, "claiming with another client's car succeeded");
+    } catch (const netsync::Error& e) {
+        report("error as exception: %s", e.what());
+    }
+}
+
+static void test_rest_detector() {
+    netsync::RestDetector rest(0.1f, 0.1f, 0.5);
+    EXPECT(!rest.update(0.0, 0.0f, 0.0f), "not at once");
+    EXPECT(!rest.update(0.4, 0.05f, 0.0f), "not before the hold time");
+    EXPECT(rest.update(0.5, 0.0f, 0.05f), "at rest after the hold time");
+    EXPECT(!rest.update(0.6, 0.0f, 0.0f), "reported once");
+    EXPECT(!rest.update(0.7, 1.0f, 0.0f), "moving again");
+    EXPECT(!rest.update(0.8, 0.0f, 0.0f) && rest.update(1.3, 0.0f, 0.0f), "a second rest");
+    EXPECT(!rest.update(2.0, 0.0f, 0.5f), "spinning is not rest");
+    report("rest detector: speeds under the limits for the hold time, reported once per rest");
+}
+
+int main() {
+    std::printf("netsync C++ wrapper test (library ABI %u.%u)\n", netsync::library_abi_version().major,
+                netsync::library_abi_version().minor);
+    try {
+        test_conversion_axes();
+        test_conversion_geometry();
+        test_conversion_round_trips();
+        test_errors();
+        test_log();
+        test_rest_detector();
+        test_two_clients_exchange_transforms();
+        test_collision_claim();
+    } catch (const netsync::Error& e) {
+        failed++;
+        std::printf("FAIL: unexpected netsync::Error %s\n", e.what());
+    } catch (const std::exception& e) {
+        failed++;
+        std::printf("FAIL: unexpected exception %s\n", e.what());
+    }
+    std::printf("%d passed, %d failed (%.1f s)\n", passed, failed, now_s());
+    return failed == 0 ? 0 : 1;
+}
