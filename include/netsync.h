@@ -79,6 +79,10 @@
 
 #define NETSYNC_CLAIM_NOT_HOLDER 7
 
+// The object changed hands after the collision the claim reports (the
+// claim arrived late, or this client had not heard of the change yet).
+#define NETSYNC_CLAIM_STALE 8
+
 // Disconnect reasons (`NetsyncClientEvent::reason`).
 #define NETSYNC_REASON_NONE 0
 
@@ -112,7 +116,7 @@
 #define NETSYNC_INTEREST_GLOBAL_VIEW 1
 
 // Most region ids one client may subscribe to.
-#define NETSYNC_MAX_REGIONS MAX_REGIONS
+#define NETSYNC_MAX_REGIONS 192
 
 // Log levels for `max_level`.
 #define NETSYNC_LOG_OFF 0
@@ -128,7 +132,7 @@
 #define NETSYNC_LOG_TRACE 5
 
 // Largest payload of a command or component state (bytes).
-#define NETSYNC_MAX_PAYLOAD MAX_PAYLOAD
+#define NETSYNC_MAX_PAYLOAD 960
 
 // `NetsyncMessage::kind`: a global command (same order on every client).
 #define NETSYNC_MESSAGE_GLOBAL_COMMAND 1
@@ -161,6 +165,37 @@
 #define NETSYNC_DECISION_HEARTBEAT 4
 
 #define NETSYNC_DECISION_TELEPORT 5
+
+// `NetsyncServerConfig::neutral_initial_holder`: the first client that
+// registers a neutral object holds it (S3: first ready, first served).
+#define NETSYNC_NEUTRAL_FIRST_READY 0
+
+// `NetsyncServerConfig::neutral_initial_holder`: nobody holds a neutral
+// object until a client claims it by collision (the relay keeps it).
+#define NETSYNC_NEUTRAL_NOBODY 1
+
+// `NetsyncServerEvent::kind`: a client was admitted (`client_id`).
+#define NETSYNC_SERVER_EVENT_CLIENT_JOINED 1
+
+// `NetsyncServerEvent::kind`: a client left or timed out (`client_id`).
+#define NETSYNC_SERVER_EVENT_CLIENT_LEFT 2
+
+// `NetsyncServerEvent::kind`: the relay refused a queued call about
+// `entity_id` (`reason`: `NETSYNC_SERVER_REFUSED_*`).
+#define NETSYNC_SERVER_EVENT_CALL_REFUSED 3
+
+// The entity is a client's (controlled or neutral), not server-owned.
+#define NETSYNC_SERVER_REFUSED_NOT_SERVER_OWNED 1
+
+#define NETSYNC_SERVER_REFUSED_UNKNOWN_ENTITY 2
+
+// Nobody holds the entity, so nobody can take the command.
+#define NETSYNC_SERVER_REFUSED_NO_HOLDER 3
+
+#define NETSYNC_SERVER_REFUSED_TOO_LARGE 4
+
+// Over a configured limit (components per entity).
+#define NETSYNC_SERVER_REFUSED_LIMIT 5
 
 // Most samples one `netsync_timeline_push` takes.
 #define NETSYNC_MAX_SAMPLES_PER_PUSH (1 << 20)
@@ -222,8 +257,10 @@
 // Major version of the C ABI: bindings refuse a library whose major differs.
 #define NETSYNC_ABI_VERSION_MAJOR 0
 
-// Minor version: additions that keep old callers working.
-#define NETSYNC_ABI_VERSION_MINOR 3
+// Minor version. From major 1 on, a minor only adds (old callers keep
+// working); while the major is 0, a minor may also change struct
+// layouts, so bindings require exactly the minor they were made for.
+#define NETSYNC_ABI_VERSION_MINOR 4
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -376,7 +413,7 @@ typedef struct NetsyncClientConfig {
   struct NetsyncSendFilterConfig send_filter;
   // Owned-state sends per second, 0.5..=1000. Default 30.
   double send_rate;
-  // Clock probes per second, 0.5..=1000. Default 4.
+  // Clock probes per second, 0.5..=1000. Default 10.
   double ping_rate;
   // One connection attempt gives up after this long (s). Default 5.
   double connect_timeout;
@@ -539,6 +576,21 @@ typedef struct NetsyncServerConfig {
   uint32_t max_entities_per_client;
   // Silence after which a client is dropped (s), 0.5..=600. Default 5.
   double idle_timeout;
+  // Interest grid cell edge on the x-z plane (m), 0 (no grid: regions
+  // and global views only) ..= 1e6. Default 50.
+  float cell_size;
+  // Claims on an object refused this long after it changed hands (s),
+  // 0..=60. Default 0.3.
+  double claim_cooldown;
+  // A held neutral object whose holder sends no movement this long
+  // returns to nobody (s), 0 (never) ..= 3600. Default 2.
+  double rest_timeout;
+  // `NETSYNC_NEUTRAL_*`. Default `NETSYNC_NEUTRAL_FIRST_READY`.
+  uint32_t neutral_initial_holder;
+  // Most messages (commands for the server) kept until
+  // `netsync_server_poll_message` takes them; more are dropped and
+  // counted. 0: this server never polls, keep none. Default 65536.
+  uint32_t server_inbox_capacity;
 } NetsyncServerConfig;
 
 // Relay counters.
@@ -552,7 +604,8 @@ typedef struct NetsyncServerStats {
   uint64_t snapshot_packets;
   // Messages that did not decode.
   uint64_t malformed;
-  // State for an entity the sender does not own.
+  // State or requests for an entity the sender does not hold (or under
+  // an old send-right epoch).
   uint64_t rejected_not_owner;
   // State stamped too far from the relay's clock.
   uint64_t rejected_stamp;
@@ -560,7 +613,32 @@ typedef struct NetsyncServerStats {
   uint64_t dropped_unadmitted;
   // Handshake datagrams dropped (malformed, bad cookie).
   uint64_t dropped_handshakes;
+  // Send-right claims granted and refused.
+  uint64_t claims_granted;
+  uint64_t claims_refused;
+  // Commands applied, and dropped as duplicates or out of line.
+  uint64_t commands;
+  uint64_t commands_duplicate;
+  uint64_t commands_refused;
+  // Component states accepted from holders.
+  uint64_t component_states;
+  // Removals sent because an entity left a client's interest.
+  uint64_t interest_removals;
+  // Messages and events for this server dropped because it did not
+  // poll them.
+  uint64_t server_messages_dropped;
+  uint64_t server_events_dropped;
 } NetsyncServerStats;
+
+// One event of an embedded server.
+typedef struct NetsyncServerEvent {
+  // `NETSYNC_SERVER_EVENT_*`.
+  uint32_t kind;
+  uint32_t client_id;
+  uint64_t entity_id;
+  // Refused calls: `NETSYNC_SERVER_REFUSED_*`.
+  uint32_t reason;
+} NetsyncServerEvent;
 
 // Counters and estimates of a timeline.
 typedef struct NetsyncTimelineStats {
@@ -633,6 +711,17 @@ enum NetsyncResult netsync_client_report_at_rest(struct NetsyncClient *client, u
 enum NetsyncResult netsync_client_holds(struct NetsyncClient *client,
                                         uint64_t entity_id,
                                         uint8_t *out);
+
+// The holder of `entity_id`'s send right as the relay last announced it:
+// `*holder` the client id (0: nobody, or the server) and `*epoch` the
+// number of changes so far. `NETSYNC_ERR_UNKNOWN_ENTITY` until the relay
+// has announced one (it does for every registered entity). A claim this
+// client has sent but the relay has not answered yet is not shown here:
+// `netsync_client_holds` says whether this client acts as the holder.
+enum NetsyncResult netsync_client_holder(struct NetsyncClient *client,
+                                         uint64_t entity_id,
+                                         uint32_t *holder,
+                                         uint32_t *epoch);
 
 // Stops owning and sending an entity.
 enum NetsyncResult netsync_client_unregister_entity(struct NetsyncClient *client,
@@ -823,6 +912,58 @@ enum NetsyncResult netsync_server_stats(const struct NetsyncServer *server,
 // Stops the relay and joins its thread (bounded: it checks its stop flag
 // every half millisecond). NULL or a handle already freed is a no-op.
 void netsync_server_free(struct NetsyncServer *server);
+
+// The relay's clock (s since it started): the server time every
+// client's `netsync_client_server_time` estimates.
+enum NetsyncResult netsync_server_time(const struct NetsyncServer *server, double *out);
+
+// Moves server-owned entity `state->entity_id` (declared on first use;
+// stamped with the relay's clock when the relay thread applies it). An
+// entity a client registered is refused with a
+// `NETSYNC_SERVER_EVENT_CALL_REFUSED` event.
+enum NetsyncResult netsync_server_set_entity_state(struct NetsyncServer *server,
+                                                   const struct NetsyncSample *state);
+
+// Removes server-owned entity `entity_id` everywhere (clients get
+// `NETSYNC_EVENT_ENTITY_REMOVED`).
+enum NetsyncResult netsync_server_remove_entity(struct NetsyncServer *server, uint64_t entity_id);
+
+// Sets the state of component `component_id` of server-owned
+// `entity_id` (`len` bytes, at most `NETSYNC_MAX_PAYLOAD`); clients that
+// see the entity get it reliably, late joiners too.
+enum NetsyncResult netsync_server_set_component_state(struct NetsyncServer *server,
+                                                      uint64_t entity_id,
+                                                      uint32_t component_id,
+                                                      const uint8_t *data,
+                                                      size_t len);
+
+// Sends a global command from the server (sender 0) to every client, in
+// the one order every client sees.
+enum NetsyncResult netsync_server_send_global_command(struct NetsyncServer *server,
+                                                      const uint8_t *data,
+                                                      size_t len);
+
+// Sends a command for component `component_id` of `entity_id` to the
+// client that holds it.
+enum NetsyncResult netsync_server_send_component_command(struct NetsyncServer *server,
+                                                         uint64_t entity_id,
+                                                         uint32_t component_id,
+                                                         const uint8_t *data,
+                                                         size_t len);
+
+// Pops the next message for the server (every global command, and
+// component commands for server-owned or unheld entities) into `*out`
+// and its payload into `buffer`, like `netsync_client_poll_message`.
+enum NetsyncResult netsync_server_poll_message(struct NetsyncServer *server,
+                                               struct NetsyncMessage *out,
+                                               uint8_t *buffer,
+                                               size_t capacity,
+                                               bool *has_message);
+
+// Pops the next server event into `*out` and sets `*has_event`.
+enum NetsyncResult netsync_server_poll_event(struct NetsyncServer *server,
+                                             struct NetsyncServerEvent *out,
+                                             bool *has_event);
 
 // Writes the default settings to `*out`.
 enum NetsyncResult netsync_timeline_config_default(struct NetsyncTimelineConfig *out);

@@ -11,63 +11,8 @@ use netsync::ffi::server::*;
 use netsync::ffi::timeline::NETSYNC_MODE_ADAPTIVE;
 use netsync::ffi::types::*;
 
-const OK: NetsyncResult = NetsyncResult::NETSYNC_OK;
-
-fn start_server(port: u16, idle_timeout: f64) -> *mut NetsyncServer {
-    let mut config = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
-    assert_eq!(netsync_server_config_default(&mut config), OK);
-    config.port = port;
-    config.idle_timeout = idle_timeout;
-    let ip = CString::new("127.0.0.1").unwrap();
-    let mut server = ptr::null_mut();
-    assert_eq!(netsync_server_start(&config, ip.as_ptr(), &mut server), OK);
-    server
-}
-
-fn port_of(server: *mut NetsyncServer) -> u16 {
-    let mut port = 0;
-    assert_eq!(netsync_server_port(server, &mut port), OK);
-    port
-}
-
-fn connect(port: u16, idle_timeout: f64) -> *mut NetsyncClient {
-    connect_through(port, idle_timeout, NETSYNC_NETWORK_NONE, 0)
-}
-
-fn connect_through(port: u16, idle_timeout: f64, network: u32, seed: u64) -> *mut NetsyncClient {
-    let mut config = unsafe { std::mem::zeroed::<NetsyncClientConfig>() };
-    assert_eq!(netsync_client_config_default(&mut config), OK);
-    config.idle_timeout = idle_timeout;
-    config.conditioner = network;
-    config.conditioner_seed = seed;
-    let address = CString::new(format!("127.0.0.1:{port}")).unwrap();
-    let mut client = ptr::null_mut();
-    assert_eq!(
-        netsync_client_connect(&config, address.as_ptr(), &mut client),
-        OK
-    );
-    client
-}
-
-fn circle(id: u64, t: f64) -> NetsyncSample {
-    let a = t as f32 + id as f32;
-    NetsyncSample {
-        entity_id: id,
-        position: NetsyncVec3 {
-            x: 2.0 * a.cos(),
-            y: 0.0,
-            z: 2.0 * a.sin(),
-        },
-        rotation: NetsyncQuat::default(),
-        linear_velocity: NetsyncVec3 {
-            x: -2.0 * a.sin(),
-            y: 0.0,
-            z: 2.0 * a.cos(),
-        },
-        angular_velocity: NetsyncVec3::default(),
-        flags: NETSYNC_SAMPLE_HAS_VELOCITY,
-    }
-}
+mod common;
+use common::*;
 
 /// One engine frame for every client: own entity state, tick, return the
 /// alignment errors of every shown entity and the remote counts.
@@ -103,25 +48,6 @@ fn frame_errors(clients: &[*mut NetsyncClient], ids: &[u64], now: f64) -> (Vec<f
 fn frame(clients: &[*mut NetsyncClient], ids: &[u64], now: f64) -> (f32, Vec<usize>) {
     let (errors, counts) = frame_errors(clients, ids, now);
     (errors.into_iter().fold(0.0, f32::max), counts)
-}
-
-fn events(client: *mut NetsyncClient) -> Vec<NetsyncClientEvent> {
-    let mut all = Vec::new();
-    loop {
-        let mut e = NetsyncClientEvent::default();
-        let mut has = false;
-        assert_eq!(netsync_client_poll_event(client, &mut e, &mut has), OK);
-        if !has {
-            return all;
-        }
-        all.push(e);
-    }
-}
-
-fn threads() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .map(|d| d.count())
-        .unwrap_or(0)
 }
 
 #[test]
@@ -361,4 +287,59 @@ fn a_relay_of_another_protocol_version_is_reported_by_name() {
     assert_eq!(netsync_client_state(client, &mut state), OK);
     assert_eq!(state, NETSYNC_STATE_DISCONNECTED);
     netsync_client_free(client);
+}
+
+#[test]
+fn a_client_refused_by_a_full_relay_joins_once_there_is_room() {
+    let server = start_server_with(|c| {
+        c.max_clients = 1;
+        c.idle_timeout = 1.0;
+    });
+    let port = port_of(server);
+    let first = connect(port, 1.0);
+    let start = Instant::now();
+    let mut connected = false;
+    while !connected && start.elapsed() < Duration::from_secs(2) {
+        tick(first, start.elapsed().as_secs_f64());
+        connected = events(first)
+            .iter()
+            .any(|e| e.kind == NETSYNC_EVENT_CONNECTED);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(connected);
+    let second = connect(port, 1.0);
+    let mut seen = Vec::new();
+    while start.elapsed() < Duration::from_secs(3) {
+        tick(first, start.elapsed().as_secs_f64());
+        tick(second, start.elapsed().as_secs_f64());
+        seen.extend(events(second));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let full = seen
+        .iter()
+        .filter(|e| e.kind == NETSYNC_EVENT_DISCONNECTED && e.reason == NETSYNC_REASON_RELAY_FULL)
+        .count();
+    assert_eq!(full, 1, "told once, not at every retry: {seen:?}");
+    assert!(!seen.iter().any(|e| e.kind == NETSYNC_EVENT_CONNECTED));
+    // The first leaves; the relay frees its slot after its idle timeout and
+    // the second gets in on a retry.
+    netsync_client_free(first);
+    let left = Instant::now();
+    let mut joined = None;
+    while joined.is_none() && left.elapsed() < Duration::from_secs(6) {
+        tick(second, start.elapsed().as_secs_f64());
+        if events(second)
+            .iter()
+            .any(|e| e.kind == NETSYNC_EVENT_CONNECTED)
+        {
+            joined = Some(left.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let joined = joined.expect("never admitted after the relay had room");
+    eprintln!(
+        "admitted {joined:?} after the first client left (idle timeout 1 s, retry every 2 s)"
+    );
+    netsync_client_free(second);
+    netsync_server_free(server);
 }

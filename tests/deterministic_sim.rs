@@ -28,10 +28,23 @@ struct World {
     clock: NetClock,
     relay: RelayDriver<netsync::net::memory::MemorySocket>,
     sims: Vec<(Client, ClientDriver)>,
+    net: MemoryNetwork,
+    relay_addr: std::net::SocketAddr,
+    /// Every socket each client opened, newest last.
+    sockets: Vec<std::sync::Arc<std::sync::Mutex<Vec<std::net::SocketAddr>>>>,
 }
 
 impl World {
     fn new(seed: u64, profile: NetworkProfile, clients: usize) -> World {
+        Self::with(seed, profile, clients, |_| {})
+    }
+
+    fn with(
+        seed: u64,
+        profile: NetworkProfile,
+        clients: usize,
+        adjust: impl Fn(&mut ClientConfig),
+    ) -> World {
         let clock = NetClock::manual();
         let net = MemoryNetwork::new(clock.clone(), seed);
         let relay_socket = net.socket();
@@ -44,18 +57,41 @@ impl World {
             },
             clock.clone(),
         );
+        let mut sockets = Vec::new();
         let sims = (0..clients)
             .map(|_| {
                 let network = net.clone();
+                let opened = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+                sockets.push(opened.clone());
                 let factory: SocketFactory = Box::new(move |_| {
                     let s = network.socket();
-                    network.set_profile(s.local_addr()?, profile);
+                    let addr = s.local_addr()?;
+                    network.set_profile(addr, profile);
+                    opened.lock().unwrap().push(addr);
                     Ok(Box::new(s) as Box<dyn RawSocket>)
                 });
-                Client::driven(ClientConfig::new(relay_addr), clock.clone(), factory).unwrap()
+                let mut config = ClientConfig::new(relay_addr);
+                adjust(&mut config);
+                Client::driven(config, clock.clone(), factory).unwrap()
             })
             .collect();
-        World { clock, relay, sims }
+        World {
+            clock,
+            relay,
+            sims,
+            net,
+            relay_addr,
+            sockets,
+        }
+    }
+
+    /// Steps the relay and every client driver at `t`.
+    fn step(&mut self, t: f64) {
+        self.clock.set(t);
+        self.relay.step();
+        for (_, d) in self.sims.iter_mut() {
+            d.step();
+        }
     }
 }
 
@@ -74,6 +110,7 @@ fn simulate(seed: u64, profile: NetworkProfile, clients: usize, seconds: f64) ->
         clock,
         mut relay,
         mut sims,
+        ..
     } = World::new(seed, profile, clients);
     for (i, (client, _)) in sims.iter_mut().enumerate() {
         client.register(100 + i as u64).unwrap();
@@ -206,6 +243,7 @@ fn simulate_claims(seed: u64, profile: NetworkProfile) -> ClaimRun {
         clock,
         mut relay,
         mut sims,
+        ..
     } = World::new(seed, profile, 3);
     let cars = [10u64, 20, 30];
     let hit_at = 4.0;
@@ -342,4 +380,88 @@ fn simultaneous_claims_converge_on_one_holder_on_every_profile() {
             );
         }
     }
+}
+
+/// A client whose return path fails times out and reconnects on a new
+/// socket while the relay still holds its old connection (the relay's
+/// idle timeout is longer). Its session moves to the new connection at
+/// once: its commands go through and its entity is back within a second,
+/// not after the relay's timeout.
+#[test]
+fn a_client_back_on_a_new_connection_takes_its_session_over_at_once() {
+    let mut w = World::with(7, NetworkProfile::GOOD, 2, |c| c.idle_timeout = 1.0);
+    w.sims[0].0.register(100).unwrap();
+    let step = 0.002;
+    let mut t = 0.0;
+    let mut next_frame = 0.0;
+    let mut cut_at = None;
+    let mut sent_after = false;
+    let mut delivered: Vec<(f64, Vec<u8>)> = Vec::new();
+    let mut shown_again = None;
+    let mut reconnected_at = None;
+    while t < 8.0 {
+        w.step(t);
+        if t >= next_frame {
+            next_frame += 1.0 / 60.0;
+            if t > 2.0 && cut_at.is_none() {
+                // Lose everything from the relay to client 0's socket.
+                let addr = *w.sockets[0].lock().unwrap().last().unwrap();
+                w.net.cut(w.relay_addr, addr, true);
+                w.sims[0].0.send_global_command(b"before").unwrap();
+                cut_at = Some(t);
+            }
+            let (c0, _) = &mut w.sims[0];
+            if let Some(st) = c0.server_time(t) {
+                let (p, v) = circle(100, st);
+                c0.set_state(100, Sample::at(st, p, Quat::IDENTITY).with_velocity(v))
+                    .unwrap();
+            }
+            c0.tick_with(t, |_, _| {}).unwrap();
+            while let Some(e) = c0.poll_event() {
+                if matches!(e, ClientEvent::Reconnected { .. }) {
+                    reconnected_at = Some(t);
+                }
+            }
+            if reconnected_at.is_some_and(|r| t > r + 0.2) && !sent_after {
+                sent_after = true;
+                c0.send_global_command(b"after").unwrap();
+            }
+            let (c1, _) = &mut w.sims[1];
+            let mut shows = false;
+            c1.tick_with(t, |_, s| shows |= s.entity == 100).unwrap();
+            while c1.poll_event().is_some() {}
+            while let Some(m) = c1.poll_message() {
+                delivered.push((t, m.data));
+            }
+            // Shown from a second after the reconnect on, without a gap.
+            if reconnected_at.is_some_and(|r| t > r + 1.0) {
+                shown_again = Some(shown_again.unwrap_or(true) && shows);
+            }
+        }
+        t += step;
+    }
+    let reconnected_at = reconnected_at.expect("client 0 never reconnected");
+    let cut_at = cut_at.unwrap();
+    eprintln!("cut at {cut_at:.2} s, reconnected at {reconnected_at:.2} s");
+    let texts: Vec<&[u8]> = delivered.iter().map(|d| d.1.as_slice()).collect();
+    assert_eq!(
+        texts,
+        vec![&b"before"[..], &b"after"[..]],
+        "each command once, in order"
+    );
+    let after_at = delivered[1].0;
+    // The relay's own timeout (5 s after the last word from the old
+    // connection) would come at about cut + 1 + 5 s.
+    assert!(
+        after_at < reconnected_at + 1.0,
+        "the command after the reconnect waited for the relay's timeout ({after_at:.2} s)"
+    );
+    assert_eq!(
+        shown_again,
+        Some(true),
+        "the entity was not back a second after the reconnect"
+    );
+    let stats = w.relay.stats();
+    assert_eq!(stats.clients_left, 1, "the old connection was dropped");
+    assert_eq!(stats.relay.clients, 2);
 }

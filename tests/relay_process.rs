@@ -77,5 +77,25 @@ fn relay_refuses_bad_flags_with_a_message() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--rate must be"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rate: must be 1..=240"));
+    let out = Command::new(env!("CARGO_BIN_EXE_netsync"))
+        .args(["relay", "--neutral", "whoever"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--neutral: `whoever` is not first-ready or nobody"));
+    let file = std::env::temp_dir().join(format!("netsync-relay-{}.conf", std::process::id()));
+    std::fs::write(&file, "rate = 20\ncell-size = -3\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_netsync"))
+        .args(["relay", "--config", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--cell-size: must be"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

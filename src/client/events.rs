@@ -14,7 +14,7 @@ pub enum ConnectionState {
 }
 
 /// Why a client is not connected.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DisconnectReason {
     /// No answer from the relay within the connect timeout.
     ConnectTimeout,

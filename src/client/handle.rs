@@ -56,6 +56,8 @@ pub enum ClientError {
     /// Too many commands wait for the relay's acknowledgement.
     TooManyPending,
     InvalidInterest(String),
+    /// Needs the server clock, which is known once connected.
+    NotConnected,
 }
 
 impl std::fmt::Display for ClientError {
@@ -63,6 +65,9 @@ impl std::fmt::Display for ClientError {
         match self {
             ClientError::InvalidConfig(e) => write!(f, "invalid client config: {e}"),
             ClientError::Io(e) => write!(f, "cannot start the network thread: {e}"),
+            ClientError::NotConnected => {
+                write!(f, "not connected yet: the server clock is unknown")
+            }
             ClientError::NotRegistered(id) => write!(f, "entity {id} is not registered as owned"),
             ClientError::AlreadyRegistered(id) => write!(f, "entity {id} is already registered"),
             ClientError::RemoteEntity(id) => write!(f, "entity {id} belongs to another client"),
@@ -465,9 +470,7 @@ impl Client {
             ));
         }
         let Some(present) = self.server_time(now) else {
-            return Err(ClientError::Io(
-                "not connected: the server clock is unknown".into(),
-            ));
+            return Err(ClientError::NotConnected);
         };
         let mut stamped = sample;
         stamped.server_time = present;
@@ -589,8 +592,12 @@ impl Client {
                     if let Ok(fresh) = Timeline::new(*self.timeline.config()) {
                         self.timeline = fresh;
                     }
-                    // Send rights and ids belong to the old relay.
+                    // Send rights and ids belong to the old relay, and so
+                    // does its numbering of component-state versions (a
+                    // restarted relay starts again at 1): the relay sends
+                    // every state in view again, delivered once more.
                     self.rights.clear();
+                    self.component_versions.clear();
                     let dropped: Vec<u64> = self
                         .claims
                         .drain()

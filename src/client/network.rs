@@ -19,13 +19,19 @@ use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::pose::Sample;
 use crate::core::send_filter::SendFilter;
 use crate::net::clock::NetClock;
-use crate::net::handshake::ClientHandshake;
+use crate::net::handshake::{ClientHandshake, RefusalReason};
 use crate::net::laminar_socket::ClientSocket;
 use crate::net::raw_socket::{Conditioned, RawSocket, UdpTransport};
-use crate::server::relay_server::laminar_config;
+use crate::server::relay_server::{laminar_config, MAX_RELIABLE};
 use crate::wire::message::{EntityUpdate, InterestSpec, Message, UpdatePacker};
 use crate::wire::quantize::Precision;
 use crate::wire::Writer;
+
+/// Send intervals after a claim at which an unreliable copy follows the
+/// reliable one (spaced so that one burst of loss cannot take them all).
+const CLAIM_REPEAT_TICKS: [f64; 3] = [1.0, 2.0, 4.0];
+/// Wait before asking a full relay again (s).
+const FULL_RETRY: f64 = 2.0;
 
 /// What the network thread shares for stats (read by the engine).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,6 +149,9 @@ pub struct ClientDriver {
     pending_reliable: Vec<Message>,
     /// Reliable messages on the ordered stream, sent once welcomed.
     pending_ordered: Vec<Message>,
+    /// Unreliable copies of claims, due at the times given.
+    claim_repeats: Vec<(f64, Message)>,
+    claim_seq: u32,
     /// True once the current relay's welcome arrived (the session and
     /// everything that must follow it can go).
     welcomed: bool,
@@ -198,6 +207,8 @@ impl ClientDriver {
             epochs: HashMap::new(),
             pending_reliable: Vec::new(),
             pending_ordered: Vec::new(),
+            claim_repeats: Vec::new(),
+            claim_seq: 0,
             welcomed: false,
             registrations: Vec::new(),
             session: fastrand::u64(1..),
@@ -363,15 +374,25 @@ impl ClientDriver {
                 }
                 Ok(ToNetwork::Claim { mine, other }) => {
                     // Optimistic: send under the epoch a grant would give.
-                    let next = self
-                        .epochs
-                        .get(&other)
-                        .copied()
-                        .unwrap_or(0)
-                        .wrapping_add(1);
-                    self.epochs.insert(other, next);
+                    let seen = self.epochs.get(&other).copied().unwrap_or(0);
+                    self.epochs.insert(other, seen.wrapping_add(1));
                     self.filter.forget(other);
-                    self.pending_reliable.push(Message::Claim { mine, other });
+                    self.claim_seq = self.claim_seq.wrapping_add(1).max(1);
+                    let claim = Message::Claim {
+                        mine,
+                        other,
+                        epoch: seen,
+                        seq: self.claim_seq,
+                    };
+                    // Every client must agree within a few send intervals,
+                    // even when a burst of loss takes the first copy.
+                    let now = self.clock.now();
+                    let interval = 1.0 / self.config.send_rate;
+                    for ticks in CLAIM_REPEAT_TICKS {
+                        self.claim_repeats
+                            .push((now + ticks * interval, claim.clone()));
+                    }
+                    self.pending_reliable.push(claim);
                 }
                 Ok(ToNetwork::AtRest { entity }) => {
                     self.pending_reliable.push(Message::AtRest { entity });
@@ -470,6 +491,16 @@ impl ClientDriver {
                 SocketEvent::Connect(_) => {}
             }
         }
+        // Admission first: the relay's welcome may arrive in the same poll
+        // as the handshake reply, and must land on the admitted connection.
+        if matches!(self.phase, Phase::Handshaking { .. })
+            && matches!(
+                self.manager.as_ref().map(|m| m.socket().handshake()),
+                Some(ClientHandshake::Admitted { .. })
+            )
+        {
+            self.advance_phase(now, false);
+        }
         for message in messages {
             self.on_message(message, now);
         }
@@ -487,9 +518,24 @@ impl ClientDriver {
                     Some(ClientHandshake::Admitted { client_id }) => self.admitted(client_id),
                     Some(ClientHandshake::Refused(reason)) => {
                         self.stats.state = ConnectionState::Disconnected;
-                        self.emit(ClientEvent::Disconnected(DisconnectReason::Refused(reason)));
+                        let event = DisconnectReason::Refused(reason);
+                        if self.reported != Some(event) {
+                            self.emit(ClientEvent::Disconnected(event));
+                            self.reported = Some(event);
+                        }
                         self.manager = None;
-                        self.phase = Phase::Refused;
+                        self.phase = match reason {
+                            // Another version will not change its mind.
+                            RefusalReason::VersionMismatch { .. } => Phase::Refused,
+                            // A full relay may have room later.
+                            RefusalReason::Full => Phase::Waiting {
+                                until: if self.config.reconnect {
+                                    now + FULL_RETRY
+                                } else {
+                                    f64::INFINITY
+                                },
+                            },
+                        };
                     }
                     _ if now - since > self.config.connect_timeout => {
                         self.stats.state = ConnectionState::Disconnected;
@@ -544,6 +590,7 @@ impl ClientDriver {
         self.welcomed = false;
         self.pending_ordered.clear();
         self.pending_reliable.clear();
+        self.claim_repeats.clear();
         // laminar needs a first packet to create the connection: the new
         // socket's pacer sends a keep-alive at once.
     }
@@ -574,9 +621,24 @@ impl ClientDriver {
         }
         if self.welcomed {
             for message in std::mem::take(&mut self.pending_ordered) {
-                out.push((encode(&message, &self.precision), Delivery::Ordered));
+                let payload = encode(&message, &self.precision);
+                if payload.len() > MAX_RELIABLE {
+                    // laminar would fragment it and lose its ordering; the
+                    // API's limits keep every message below this.
+                    log::error!(target: "netsync::client", "ordered message of {} bytes dropped (limit {MAX_RELIABLE})", payload.len());
+                    continue;
+                }
+                out.push((payload, Delivery::Ordered));
             }
         }
+        let precision = self.precision;
+        self.claim_repeats.retain(|(due, claim)| {
+            if now < *due {
+                return true;
+            }
+            out.push((encode(claim, &precision), Delivery::Unreliable));
+            false
+        });
         if now >= self.next_ping {
             self.next_ping = now + 1.0 / self.config.ping_rate;
             self.ping_sequence = self.ping_sequence.wrapping_add(1);

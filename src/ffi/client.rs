@@ -63,6 +63,9 @@ pub const NETSYNC_CLAIM_NOT_YOUR_CONTROLLER: u32 = 4;
 pub const NETSYNC_CLAIM_COOLDOWN: u32 = 5;
 pub const NETSYNC_CLAIM_ALREADY_HOLDER: u32 = 6;
 pub const NETSYNC_CLAIM_NOT_HOLDER: u32 = 7;
+/// The object changed hands after the collision the claim reports (the
+/// claim arrived late, or this client had not heard of the change yet).
+pub const NETSYNC_CLAIM_STALE: u32 = 8;
 
 /// Disconnect reasons (`NetsyncClientEvent::reason`).
 pub const NETSYNC_REASON_NONE: u32 = 0;
@@ -91,7 +94,7 @@ pub struct NetsyncClientConfig {
     pub send_filter: NetsyncSendFilterConfig,
     /// Owned-state sends per second, 0.5..=1000. Default 30.
     pub send_rate: f64,
-    /// Clock probes per second, 0.5..=1000. Default 4.
+    /// Clock probes per second, 0.5..=1000. Default 10.
     pub ping_rate: f64,
     /// One connection attempt gives up after this long (s). Default 5.
     pub connect_timeout: f64,
@@ -245,9 +248,9 @@ pub(crate) fn client_error(e: ClientError) -> FfiError {
         | ClientError::Timeline(TimelineError::UnknownEntity(_)) => {
             NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY
         }
-        ClientError::AlreadyRegistered(_) | ClientError::SimulatedHere(_) => {
-            NetsyncResult::NETSYNC_ERR_WRONG_STATE
-        }
+        ClientError::AlreadyRegistered(_)
+        | ClientError::SimulatedHere(_)
+        | ClientError::NotConnected => NetsyncResult::NETSYNC_ERR_WRONG_STATE,
         ClientError::Io(_) => NetsyncResult::NETSYNC_ERR_IO,
         ClientError::UnknownComponent { .. } => NetsyncResult::NETSYNC_ERR_UNKNOWN_COMPONENT,
         ClientError::UnsyncedComponent { .. } => NetsyncResult::NETSYNC_ERR_UNSYNCED_COMPONENT,
@@ -424,6 +427,42 @@ pub extern "C" fn netsync_client_holds(
         let holds = with_client(client, |c| Ok(c.holds(entity_id)))?;
         // SAFETY: checked for NULL.
         unsafe { out.write(holds as u8) };
+        Ok(())
+    })
+}
+
+/// The holder of `entity_id`'s send right as the relay last announced it:
+/// `*holder` the client id (0: nobody, or the server) and `*epoch` the
+/// number of changes so far. `NETSYNC_ERR_UNKNOWN_ENTITY` until the relay
+/// has announced one (it does for every registered entity). A claim this
+/// client has sent but the relay has not answered yet is not shown here:
+/// `netsync_client_holds` says whether this client acts as the holder.
+#[no_mangle]
+pub extern "C" fn netsync_client_holder(
+    client: *mut NetsyncClient,
+    entity_id: u64,
+    holder: *mut u32,
+    epoch: *mut u32,
+) -> NetsyncResult {
+    guard("netsync_client_holder", || {
+        if holder.is_null() {
+            return Err(FfiError::null("holder"));
+        }
+        if epoch.is_null() {
+            return Err(FfiError::null("epoch"));
+        }
+        let right = with_client(client, |c| Ok(c.right(entity_id)))?;
+        let (h, e) = right.ok_or_else(|| {
+            FfiError::new(
+                NetsyncResult::NETSYNC_ERR_UNKNOWN_ENTITY,
+                format!("no send right of entity {entity_id} announced yet"),
+            )
+        })?;
+        // SAFETY: both checked for NULL.
+        unsafe {
+            holder.write(h);
+            epoch.write(e);
+        }
         Ok(())
     })
 }
@@ -692,4 +731,29 @@ pub extern "C" fn netsync_client_stats(
         unsafe { out.write(stats) };
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::send_rights::Refusal;
+
+    #[test]
+    fn claim_codes_are_the_relays() {
+        for (refusal, code) in [
+            (Refusal::UnknownEntity, NETSYNC_CLAIM_UNKNOWN_ENTITY),
+            (Refusal::Conflict, NETSYNC_CLAIM_CONFLICT),
+            (Refusal::NotNeutral, NETSYNC_CLAIM_NOT_NEUTRAL),
+            (
+                Refusal::NotYourController,
+                NETSYNC_CLAIM_NOT_YOUR_CONTROLLER,
+            ),
+            (Refusal::Cooldown, NETSYNC_CLAIM_COOLDOWN),
+            (Refusal::AlreadyHolder, NETSYNC_CLAIM_ALREADY_HOLDER),
+            (Refusal::NotHolder, NETSYNC_CLAIM_NOT_HOLDER),
+            (Refusal::Stale, NETSYNC_CLAIM_STALE),
+        ] {
+            assert_eq!(refusal.code() as u32, code, "{refusal:?}");
+        }
+    }
 }

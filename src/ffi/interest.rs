@@ -9,7 +9,9 @@ use crate::wire::message::{InterestSpec, MAX_REGIONS};
 /// game-master view); areas are then ignored, device class still applies.
 pub const NETSYNC_INTEREST_GLOBAL_VIEW: u32 = 1;
 /// Most region ids one client may subscribe to.
-pub const NETSYNC_MAX_REGIONS: usize = MAX_REGIONS;
+pub const NETSYNC_MAX_REGIONS: usize = 192;
+// A literal above so that cbindgen writes a number into the header.
+const _: () = assert!(NETSYNC_MAX_REGIONS == MAX_REGIONS);
 
 /// What this client hears about. Until it is called a client sees
 /// everything. Without `NETSYNC_INTEREST_GLOBAL_VIEW` it sees entities in

@@ -8,7 +8,9 @@ use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::wire::message::MAX_PAYLOAD;
 
 /// Largest payload of a command or component state (bytes).
-pub const NETSYNC_MAX_PAYLOAD: usize = MAX_PAYLOAD;
+pub const NETSYNC_MAX_PAYLOAD: usize = 960;
+// A literal above so that cbindgen writes a number into the header.
+const _: () = assert!(NETSYNC_MAX_PAYLOAD == MAX_PAYLOAD);
 
 /// `NetsyncMessage::kind`: a global command (same order on every client).
 pub const NETSYNC_MESSAGE_GLOBAL_COMMAND: u32 = 1;
@@ -63,7 +65,7 @@ pub(crate) fn bytes_in<'a>(data: *const u8, len: usize) -> Result<&'a [u8], FfiE
 }
 
 /// The header of `message` for C.
-fn header(message: &AppMessage) -> NetsyncMessage {
+pub(crate) fn header(message: &AppMessage) -> NetsyncMessage {
     NetsyncMessage {
         kind: match message.kind {
             AppMessageKind::GlobalCommand => NETSYNC_MESSAGE_GLOBAL_COMMAND,

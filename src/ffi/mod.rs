@@ -23,6 +23,7 @@ pub mod messages;
 pub mod result;
 pub mod send_filter;
 pub mod server;
+pub mod server_game;
 pub mod timeline;
 pub mod types;
 pub mod version;

@@ -7,6 +7,7 @@ use super::handles;
 use super::result::{guard, guard_void, FfiError, NetsyncResult};
 use crate::server::relay::RelayConfig;
 use crate::server::relay_server::{RelayServer, RelayServerConfig};
+use crate::server::send_rights::{InitialHolder, RightsConfig};
 
 /// Opaque relay handle. Thread-safe to read stats from any one thread at
 /// a time (overlapping calls fail with `NETSYNC_ERR_BUSY`).
@@ -14,7 +15,14 @@ pub struct NetsyncServer {
     _private: [u8; 0],
 }
 
-const TYPE_NAME: &str = "NetsyncServer";
+pub(crate) const TYPE_NAME: &str = "NetsyncServer";
+
+/// `NetsyncServerConfig::neutral_initial_holder`: the first client that
+/// registers a neutral object holds it (S3: first ready, first served).
+pub const NETSYNC_NEUTRAL_FIRST_READY: u32 = 0;
+/// `NetsyncServerConfig::neutral_initial_holder`: nobody holds a neutral
+/// object until a client claims it by collision (the relay keeps it).
+pub const NETSYNC_NEUTRAL_NOBODY: u32 = 1;
 
 /// Relay settings; defaults from `netsync_server_config_default`.
 #[repr(C)]
@@ -34,6 +42,21 @@ pub struct NetsyncServerConfig {
     pub max_entities_per_client: u32,
     /// Silence after which a client is dropped (s), 0.5..=600. Default 5.
     pub idle_timeout: f64,
+    /// Interest grid cell edge on the x-z plane (m), 0 (no grid: regions
+    /// and global views only) ..= 1e6. Default 50.
+    pub cell_size: f32,
+    /// Claims on an object refused this long after it changed hands (s),
+    /// 0..=60. Default 0.3.
+    pub claim_cooldown: f64,
+    /// A held neutral object whose holder sends no movement this long
+    /// returns to nobody (s), 0 (never) ..= 3600. Default 2.
+    pub rest_timeout: f64,
+    /// `NETSYNC_NEUTRAL_*`. Default `NETSYNC_NEUTRAL_FIRST_READY`.
+    pub neutral_initial_holder: u32,
+    /// Most messages (commands for the server) kept until
+    /// `netsync_server_poll_message` takes them; more are dropped and
+    /// counted. 0: this server never polls, keep none. Default 65536.
+    pub server_inbox_capacity: u32,
 }
 
 /// Relay counters.
@@ -49,7 +72,8 @@ pub struct NetsyncServerStats {
     pub snapshot_packets: u64,
     /// Messages that did not decode.
     pub malformed: u64,
-    /// State for an entity the sender does not own.
+    /// State or requests for an entity the sender does not hold (or under
+    /// an old send-right epoch).
     pub rejected_not_owner: u64,
     /// State stamped too far from the relay's clock.
     pub rejected_stamp: u64,
@@ -57,6 +81,21 @@ pub struct NetsyncServerStats {
     pub dropped_unadmitted: u64,
     /// Handshake datagrams dropped (malformed, bad cookie).
     pub dropped_handshakes: u64,
+    /// Send-right claims granted and refused.
+    pub claims_granted: u64,
+    pub claims_refused: u64,
+    /// Commands applied, and dropped as duplicates or out of line.
+    pub commands: u64,
+    pub commands_duplicate: u64,
+    pub commands_refused: u64,
+    /// Component states accepted from holders.
+    pub component_states: u64,
+    /// Removals sent because an entity left a client's interest.
+    pub interest_removals: u64,
+    /// Messages and events for this server dropped because it did not
+    /// poll them.
+    pub server_messages_dropped: u64,
+    pub server_events_dropped: u64,
 }
 
 impl From<&RelayServerConfig> for NetsyncServerConfig {
@@ -69,43 +108,60 @@ impl From<&RelayServerConfig> for NetsyncServerConfig {
             max_clients: c.max_clients as u32,
             max_entities_per_client: c.relay.max_entities_per_client as u32,
             idle_timeout: c.idle_timeout,
+            cell_size: c.relay.cell_size,
+            claim_cooldown: c.relay.rights.claim_cooldown,
+            rest_timeout: c.relay.rights.rest_timeout,
+            neutral_initial_holder: match c.relay.rights.initial_holder {
+                InitialHolder::FirstReady => NETSYNC_NEUTRAL_FIRST_READY,
+                InitialHolder::Nobody => NETSYNC_NEUTRAL_NOBODY,
+            },
+            server_inbox_capacity: c.relay.server_inbox_capacity.min(u32::MAX as usize) as u32,
         }
     }
 }
 
 impl NetsyncServerConfig {
     pub(crate) fn to_core(self, ip: IpAddr) -> Result<RelayServerConfig, FfiError> {
-        if !(self.send_rate.is_finite() && (1.0..=240.0).contains(&self.send_rate)) {
-            return Err(FfiError::invalid("send_rate must be 1..=240"));
-        }
-        if !(256..=1400).contains(&self.mtu) {
-            return Err(FfiError::invalid("mtu must be 256..=1400"));
-        }
-        if self.budget_per_tick < self.mtu {
-            return Err(FfiError::invalid("budget_per_tick must be >= mtu"));
-        }
-        if self.max_clients == 0 || self.max_entities_per_client == 0 {
-            return Err(FfiError::invalid(
-                "max_clients and max_entities_per_client must be >= 1",
-            ));
-        }
-        if !(self.idle_timeout.is_finite() && (0.5..=600.0).contains(&self.idle_timeout)) {
-            return Err(FfiError::invalid("idle_timeout must be 0.5..=600 s"));
-        }
         let defaults = RelayServerConfig::default();
-        Ok(RelayServerConfig {
+        let initial_holder = match self.neutral_initial_holder {
+            NETSYNC_NEUTRAL_FIRST_READY => InitialHolder::FirstReady,
+            NETSYNC_NEUTRAL_NOBODY => InitialHolder::Nobody,
+            other => {
+                return Err(FfiError::invalid(format!(
+                    "neutral_initial_holder {other} is not a NETSYNC_NEUTRAL_* value"
+                )))
+            }
+        };
+        let config = RelayServerConfig {
             bind: SocketAddr::new(ip, self.port),
             relay: RelayConfig {
                 send_rate: self.send_rate,
                 mtu: self.mtu as usize,
                 budget_per_tick: self.budget_per_tick as usize,
                 max_entities_per_client: self.max_entities_per_client as usize,
+                cell_size: self.cell_size,
+                rights: RightsConfig {
+                    claim_cooldown: self.claim_cooldown,
+                    rest_timeout: self.rest_timeout,
+                    initial_holder,
+                },
+                server_inbox_capacity: self.server_inbox_capacity as usize,
                 ..defaults.relay
             },
             max_clients: self.max_clients as usize,
             idle_timeout: self.idle_timeout,
             ..defaults
-        })
+        };
+        config.validate().map_err(|e| {
+            // The C field names: `idle_timeout`, not `idle-timeout`.
+            let field = match e.setting {
+                "rate" => "send_rate".to_string(),
+                "budget" => "budget_per_tick".to_string(),
+                other => other.replace('-', "_"),
+            };
+            FfiError::invalid(format!("{field} must be {}", e.rule))
+        })?;
+        Ok(config)
     }
 }
 
@@ -213,6 +269,15 @@ pub extern "C" fn netsync_server_stats(
             rejected_stamp: s.relay.rejected_stamp,
             dropped_unadmitted: s.gate.dropped_unadmitted,
             dropped_handshakes: s.gate.dropped_handshakes,
+            claims_granted: s.relay.claims_granted,
+            claims_refused: s.relay.claims_refused,
+            commands: s.relay.commands,
+            commands_duplicate: s.relay.commands_duplicate,
+            commands_refused: s.relay.commands_refused,
+            component_states: s.relay.component_states,
+            interest_removals: s.relay.interest_removals,
+            server_messages_dropped: s.server_messages_dropped + s.relay.server_inbox_dropped,
+            server_events_dropped: s.server_events_dropped,
         };
         // SAFETY: checked for NULL.
         unsafe { out.write(stats) };

@@ -4,8 +4,10 @@ use super::result::{guard, NetsyncResult};
 
 /// Major version of the C ABI: bindings refuse a library whose major differs.
 pub const NETSYNC_ABI_VERSION_MAJOR: u32 = 0;
-/// Minor version: additions that keep old callers working.
-pub const NETSYNC_ABI_VERSION_MINOR: u32 = 3;
+/// Minor version. From major 1 on, a minor only adds (old callers keep
+/// working); while the major is 0, a minor may also change struct
+/// layouts, so bindings require exactly the minor they were made for.
+pub const NETSYNC_ABI_VERSION_MINOR: u32 = 4;
 /// `(major << 16) | minor`.
 pub const NETSYNC_ABI_VERSION: u32 = (NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR;
 

@@ -17,6 +17,8 @@ struct State {
     links: HashMap<(SocketAddr, SocketAddr), Link>,
     /// Profile of the path to and from an address (default: none).
     profiles: HashMap<SocketAddr, NetworkProfile>,
+    /// Directions cut by the test: (from, to).
+    cut: std::collections::HashSet<(SocketAddr, SocketAddr)>,
     seed: u64,
     seq: u64,
     next_port: u16,
@@ -63,6 +65,17 @@ impl MemoryNetwork {
         self.lock().profiles.insert(addr, profile);
     }
 
+    /// Cuts (or restores) one direction between two addresses: a one-way
+    /// outage, as when a route fails on the way back only.
+    pub fn cut(&self, from: SocketAddr, to: SocketAddr, cut: bool) {
+        let mut s = self.lock();
+        if cut {
+            s.cut.insert((from, to));
+        } else {
+            s.cut.remove(&(from, to));
+        }
+    }
+
     /// Closes an address: what was in flight to it is lost.
     pub fn close(&self, addr: SocketAddr) {
         self.lock().inboxes.remove(&addr);
@@ -80,6 +93,9 @@ impl RawSocket for MemorySocket {
     fn send(&mut self, to: SocketAddr, payload: &[u8]) -> io::Result<usize> {
         let now = self.network.clock.now();
         let mut s = self.network.lock();
+        if s.cut.contains(&(self.addr, to)) {
+            return Ok(payload.len());
+        }
         let profile = s
             .profiles
             .get(&self.addr)

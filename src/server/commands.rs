@@ -54,13 +54,19 @@ impl Sessions {
         }
     }
 
-    /// Binds `session` to `client`. Refused when another connected client
-    /// holds that session (a second copy of a client, or a guess).
-    pub fn bind(&mut self, client: u32, session: u64, now: f64) -> bool {
-        if let Some(s) = self.sessions.get(&session) {
-            if s.client.is_some_and(|c| c != client) {
-                return false;
-            }
+    /// Binds `session` to `client`. A session still bound to another
+    /// connected client is taken over: that is the same client, back on a
+    /// new connection before the relay noticed the old one go quiet (the
+    /// session is a 64-bit secret only it knows). Returns the client it
+    /// was taken from, which the relay then drops.
+    pub fn bind(&mut self, client: u32, session: u64, now: f64) -> Option<u32> {
+        let displaced = self
+            .sessions
+            .get(&session)
+            .and_then(|s| s.client)
+            .filter(|&c| c != client);
+        if let Some(old) = displaced {
+            self.by_client.remove(&old);
         }
         if let Some(old) = self.by_client.insert(client, session) {
             if old != session {
@@ -81,7 +87,7 @@ impl Sessions {
         // The client learns where it stands again.
         s.acked = 0;
         self.expire(now);
-        true
+        displaced
     }
 
     fn of(&mut self, client: u32) -> Option<&mut Session> {
@@ -241,7 +247,7 @@ mod tests {
     fn commands_apply_once_in_order_across_reconnects() {
         let mut s = Sessions::new(60.0, 100);
         assert_eq!(s.admit_command(1, 1), Admit::Refused, "no session yet");
-        assert!(s.bind(1, 0xAB, 0.0));
+        assert_eq!(s.bind(1, 0xAB, 0.0), None);
         assert_eq!(s.admit_command(1, 1), Admit::Apply);
         assert_eq!(s.admit_command(1, 1), Admit::Duplicate);
         assert_eq!(s.admit_command(1, 3), Admit::Refused, "gap");
@@ -250,12 +256,15 @@ mod tests {
         assert!(s.acks_due().is_empty());
         // Reconnects as client 7 and resends 2 (unacked in its view) and 3.
         s.client_left(1, 1.0);
-        assert!(s.bind(7, 0xAB, 2.0));
+        assert_eq!(s.bind(7, 0xAB, 2.0), None);
         assert_eq!(s.admit_command(7, 2), Admit::Duplicate);
         assert_eq!(s.admit_command(7, 3), Admit::Apply);
         assert_eq!(s.acks_due(), vec![(7, 3)]);
-        // Another live client cannot take the session over.
-        assert!(!s.bind(8, 0xAB, 2.0));
+        // Back again as 8 before 7 timed out: 8 takes the session over,
+        // numbering continues, and 7 has none any more.
+        assert_eq!(s.bind(8, 0xAB, 2.5), Some(7));
+        assert_eq!(s.admit_command(8, 4), Admit::Apply);
+        assert_eq!(s.admit_command(7, 5), Admit::Refused);
         // A relay that never saw the session takes the first number as is.
         let mut fresh = Sessions::new(60.0, 100);
         fresh.bind(1, 0xCD, 0.0);

@@ -3,7 +3,9 @@
 //! that runs it over laminar.
 
 pub mod commands;
+pub mod embedded;
 pub mod interest;
 pub mod relay;
 pub mod relay_server;
 pub mod send_rights;
+pub mod seq_window;

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use super::commands::{Admit, GlobalLog, Sessions};
 use super::interest::{Cell, InterestIndex};
 use super::send_rights::{EntityKind, RightsConfig, SendRights};
+use super::seq_window::SeqWindow;
 use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::wire::message::{
     entity_kind, EntityUpdate, InterestSpec, Message, RemovalReason, UpdatePacker, MAX_PAYLOAD,
@@ -45,7 +46,8 @@ pub struct RelayConfig {
     pub global_log_entries: usize,
     /// How long a client's session (its command numbering) outlives it (s).
     pub session_linger: f64,
-    /// Most messages waiting for the embedded server to poll them.
+    /// Most messages waiting for the embedded server to poll them; 0: no
+    /// embedded server (a standalone relay), nothing is kept for it.
     pub server_inbox_capacity: usize,
 }
 
@@ -93,6 +95,8 @@ pub struct RelayStats {
     pub snapshot_packets: u64,
     pub claims_granted: u64,
     pub claims_refused: u64,
+    /// Copies of claims already applied (claims are sent more than once).
+    pub claims_repeated: u64,
     /// Commands applied (global and component).
     pub commands: u64,
     /// Commands dropped as already applied (duplicates, resends).
@@ -160,6 +164,8 @@ struct Client {
     interest: InterestSpec,
     /// Entities in its interest at the last tick (never those it holds).
     visible: HashSet<u64>,
+    /// Claims applied (they arrive more than once).
+    claims: SeqWindow,
 }
 
 /// The relay's state.
@@ -188,6 +194,9 @@ pub struct Relay {
     /// Recent right changes: (entity, encoded RightChanged, send ticks
     /// since the change).
     repeats: Vec<(u64, Vec<u8>, u8)>,
+    /// Clients dropped because they came back on a new connection; the
+    /// caller forgets their connections.
+    displaced: Vec<u32>,
 }
 
 /// A right change also goes out unreliably on these send ticks after it
@@ -222,6 +231,7 @@ impl Relay {
             focus: Vec::new(),
             repeats: Vec::new(),
             encoded: HashMap::new(),
+            displaced: Vec::new(),
         }
     }
 
@@ -239,6 +249,12 @@ impl Relay {
     /// Messages waiting to go out; the caller sends them.
     pub fn drain(&mut self) -> std::vec::Drain<'_, Outgoing> {
         self.outbox.drain(..)
+    }
+
+    /// Clients dropped since the last call because they reconnected on a
+    /// new connection (already gone from the relay's state).
+    pub fn take_displaced(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.displaced)
     }
 
     /// Messages for the embedded server (component commands for
@@ -261,6 +277,9 @@ impl Relay {
     }
 
     fn queue_for_server(&mut self, message: AppMessage) {
+        if self.config.server_inbox_capacity == 0 {
+            return; // a standalone relay: nobody handles them
+        }
         if self.server_inbox.len() >= self.config.server_inbox_capacity {
             self.stats.server_inbox_dropped += 1;
             return;
@@ -408,8 +427,21 @@ impl Relay {
                 Ok(()) => self.forget(entity, RemovalReason::Unregistered),
                 Err(_) => self.stats.rejected_not_owner += 1,
             },
-            Message::Claim { mine, other } => {
-                match self.rights.claim(client, mine, other, now) {
+            Message::Claim {
+                mine,
+                other,
+                epoch,
+                seq,
+            } => {
+                let first = self
+                    .clients
+                    .get_mut(&client)
+                    .is_some_and(|c| c.claims.first_time(seq));
+                if !first {
+                    self.stats.claims_repeated += 1;
+                    return;
+                }
+                match self.rights.claim(client, mine, other, epoch, now) {
                     Ok(_) => self.stats.claims_granted += 1,
                     Err(r) => self.refuse(client, other, r.code()),
                 }
@@ -506,9 +538,13 @@ impl Relay {
     }
 
     fn bind_session(&mut self, client: u32, session: u64, last_global: u64, now: f64) {
-        if !self.sessions.bind(client, session, now) {
-            log::warn!(target: "netsync::relay", "client {client}: session already in use by another client; its commands will be refused");
-            return;
+        if let Some(old) = self.sessions.bind(client, session, now) {
+            // The same client on a new connection: the old one is stale.
+            // Dropping it frees its entities for the registrations that
+            // follow on this connection.
+            log::info!(target: "netsync::relay", "client {client} is client {old} reconnected; dropping the old connection");
+            self.leave(old, now);
+            self.displaced.push(old);
         }
         let (missed, gap) = self.globals.since(last_global);
         let missed: Vec<Vec<u8>> = missed.map(<[u8]>::to_vec).collect();
@@ -1199,6 +1235,8 @@ mod rights_tests {
             &encode(Message::Claim {
                 mine: 10,
                 other: 100,
+                epoch: 1,
+                seq: 1,
             }),
             1.0,
         );

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection};
 
+use super::embedded::{link, GameEnd, RelayEnd, ServerEvent};
 use super::relay::{Relay, RelayConfig, RelayStats};
 use crate::net::ack_pacer::PacerConfig;
 use crate::net::clock::NetClock;
@@ -47,6 +48,105 @@ impl Default for RelayServerConfig {
     }
 }
 
+impl RelayServerConfig {
+    /// Checks every setting; an error names the setting as the command
+    /// line and config files spell it (`idle-timeout`).
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        let r = &self.relay;
+        let in_range = |v: f64, lo: f64, hi: f64| v.is_finite() && (lo..=hi).contains(&v);
+        let bad = |setting, rule| Err(InvalidSetting { setting, rule });
+        if !in_range(r.send_rate, 1.0, 240.0) {
+            return bad("rate", "1..=240 Hz");
+        }
+        if !(256..=1400).contains(&r.mtu) {
+            return bad("mtu", "256..=1400 bytes");
+        }
+        if r.budget_per_tick < r.mtu {
+            return bad("budget", "at least the mtu");
+        }
+        if self.max_clients == 0 {
+            return bad("max-clients", ">= 1");
+        }
+        if r.max_entities_per_client == 0 {
+            return bad("max-entities-per-client", ">= 1");
+        }
+        if !in_range(self.idle_timeout, 0.5, 600.0) {
+            return bad("idle-timeout", "0.5..=600 s");
+        }
+        if !in_range(r.cell_size as f64, 0.0, 1e6) {
+            return bad("cell-size", "0 (no grid) ..= 1e6 m");
+        }
+        if !in_range(r.rights.claim_cooldown, 0.0, 60.0) {
+            return bad("claim-cooldown", "0..=60 s");
+        }
+        if !in_range(r.rights.rest_timeout, 0.0, 3600.0) {
+            return bad("rest-timeout", "0 (never) ..= 3600 s");
+        }
+        Ok(())
+    }
+
+    /// Sets one setting by name (the command line's `--key value` and a
+    /// config file's `key = value` share these names).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        fn parse<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+            value
+                .parse()
+                .map_err(|_| format!("`{value}` is not a valid {key}"))
+        }
+        use super::send_rights::InitialHolder;
+        match key {
+            "bind" => self.bind = parse(key, value)?,
+            "rate" => self.relay.send_rate = parse(key, value)?,
+            "max-clients" => self.max_clients = parse(key, value)?,
+            "max-entities-per-client" => self.relay.max_entities_per_client = parse(key, value)?,
+            "idle-timeout" => self.idle_timeout = parse(key, value)?,
+            "mtu" => self.relay.mtu = parse(key, value)?,
+            "budget" => self.relay.budget_per_tick = parse(key, value)?,
+            "cell-size" => self.relay.cell_size = parse(key, value)?,
+            "claim-cooldown" => self.relay.rights.claim_cooldown = parse(key, value)?,
+            "rest-timeout" => self.relay.rights.rest_timeout = parse(key, value)?,
+            "neutral" => {
+                self.relay.rights.initial_holder = match value {
+                    "first-ready" => InitialHolder::FirstReady,
+                    "nobody" => InitialHolder::Nobody,
+                    _ => return Err(format!("`{value}` is not first-ready or nobody")),
+                }
+            }
+            _ => return Err(format!("unknown setting `{key}`")),
+        }
+        Ok(())
+    }
+}
+
+/// A setting out of its range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidSetting {
+    /// As the command line spells it (`idle-timeout`).
+    pub setting: &'static str,
+    pub rule: &'static str,
+}
+
+impl std::fmt::Display for InvalidSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} must be {}", self.setting, self.rule)
+    }
+}
+
+/// Every setting name [`RelayServerConfig::set`] takes.
+pub const SETTING_NAMES: [&str; 11] = [
+    "bind",
+    "rate",
+    "max-clients",
+    "max-entities-per-client",
+    "idle-timeout",
+    "mtu",
+    "budget",
+    "cell-size",
+    "claim-cooldown",
+    "rest-timeout",
+    "neutral",
+];
+
 /// Everything a relay counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RelayServerStats {
@@ -56,6 +156,10 @@ pub struct RelayServerStats {
     pub clients_left: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// Messages and events for the embedded server dropped because the
+    /// game did not poll them.
+    pub server_messages_dropped: u64,
+    pub server_events_dropped: u64,
 }
 
 /// A relay running on its own thread. Dropping it stops and joins it.
@@ -63,6 +167,8 @@ pub struct RelayServer {
     worker: Worker,
     local_addr: SocketAddr,
     stats: Arc<Mutex<RelayServerStats>>,
+    clock: NetClock,
+    game: Option<GameEnd>,
 }
 
 /// laminar settings shared by relay and clients: ordered reliable messages
@@ -85,7 +191,9 @@ impl RelayServer {
     /// Binds and starts the relay thread.
     pub fn start(config: RelayServerConfig) -> io::Result<RelayServer> {
         let udp = UdpTransport::bind(config.bind, config.socket_buffer)?;
-        let mut driver = RelayDriver::new(udp, config, NetClock::real());
+        let clock = NetClock::real();
+        let mut driver = RelayDriver::new(udp, config, clock.clone());
+        let game = driver.embed();
         let local_addr = driver.local_addr()?;
         let stats = Arc::new(Mutex::new(RelayServerStats::default()));
         let shared = stats.clone();
@@ -106,7 +214,21 @@ impl RelayServer {
             worker,
             local_addr,
             stats,
+            clock,
+            game,
         })
+    }
+
+    /// The relay's clock (s since it started): the server time clients
+    /// share.
+    pub fn server_time(&self) -> f64 {
+        self.clock.now()
+    }
+
+    /// The game's end of an embedded relay (None when started with
+    /// `server_inbox_capacity` 0, as the standalone relay is).
+    pub fn game(&mut self) -> Option<&mut GameEnd> {
+        self.game.as_mut()
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -138,6 +260,7 @@ pub struct RelayDriver<R: RawSocket> {
     next_pace: f64,
     keepalive: Vec<u8>,
     ack_request: Vec<u8>,
+    embedded: Option<RelayEnd>,
 }
 
 /// How often the relay asks its pacers what is due (s): well inside the
@@ -166,6 +289,39 @@ impl<R: RawSocket> RelayDriver<R> {
             next_pace: 0.0,
             keepalive,
             ack_request,
+            embedded: None,
+        }
+    }
+
+    /// Connects a game to this relay as its embedded server; None when the
+    /// relay keeps nothing for a server (`server_inbox_capacity` 0).
+    pub fn embed(&mut self) -> Option<GameEnd> {
+        let capacity = self.config.relay.server_inbox_capacity;
+        if capacity == 0 {
+            return None;
+        }
+        let (game, relay) = link(capacity);
+        self.embedded = Some(relay);
+        Some(game)
+    }
+
+    /// A client the relay dropped because it came back on a new
+    /// connection: its old address is no longer admitted.
+    fn forget_connection(&mut self, id: u32) {
+        if let Some(addr) = self.addrs.remove(&id) {
+            // The same address may already carry the new connection.
+            if self.ids.get(&addr) == Some(&id) {
+                self.ids.remove(&addr);
+                self.manager.socket_mut().evict(&addr);
+            }
+            self.stats.clients_left += 1;
+            self.tell_game(ServerEvent::ClientLeft { client: id });
+        }
+    }
+
+    fn tell_game(&mut self, event: ServerEvent) {
+        if let Some(e) = self.embedded.as_mut() {
+            e.event(event);
         }
     }
 
@@ -177,6 +333,10 @@ impl<R: RawSocket> RelayDriver<R> {
         let mut s = self.stats;
         s.relay = self.relay.stats();
         s.gate = self.manager.socket().stats();
+        if let Some(e) = &self.embedded {
+            s.server_messages_dropped = e.dropped_messages;
+            s.server_events_dropped = e.dropped_events;
+        }
         s
     }
 
@@ -189,6 +349,9 @@ impl<R: RawSocket> RelayDriver<R> {
             self.addrs.insert(admission.client_id, addr);
             self.relay.join(admission.client_id, now);
             self.stats.clients_joined += 1;
+            self.tell_game(ServerEvent::ClientJoined {
+                client: admission.client_id,
+            });
             log::info!(target: "netsync::relay", "client {} joined from {addr}", admission.client_id);
         }
         while let Ok(event) = self.manager.event_receiver().try_recv() {
@@ -198,6 +361,9 @@ impl<R: RawSocket> RelayDriver<R> {
                     if let Some(&id) = self.ids.get(&p.addr()) {
                         self.relay.receive(id, p.payload(), now);
                     }
+                    for old in self.relay.take_displaced() {
+                        self.forget_connection(old);
+                    }
                 }
                 SocketEvent::Timeout(addr) | SocketEvent::Disconnect(addr) => {
                     self.manager.socket_mut().evict(&addr);
@@ -205,11 +371,15 @@ impl<R: RawSocket> RelayDriver<R> {
                         self.addrs.remove(&id);
                         self.relay.leave(id, now);
                         self.stats.clients_left += 1;
+                        self.tell_game(ServerEvent::ClientLeft { client: id });
                         log::info!(target: "netsync::relay", "client {id} left ({addr} went silent)");
                     }
                 }
                 SocketEvent::Connect(_) => {}
             }
+        }
+        if let Some(e) = self.embedded.as_mut() {
+            e.apply_calls(&mut self.relay, now);
         }
         let interval = 1.0 / self.config.relay.send_rate.max(1.0);
         if now >= self.next_tick {
@@ -219,6 +389,9 @@ impl<R: RawSocket> RelayDriver<R> {
             } else {
                 self.next_tick + interval
             };
+        }
+        if let Some(e) = self.embedded.as_mut() {
+            e.deliver(&mut self.relay);
         }
         let sender = self.manager.event_sender().clone();
         if now >= self.next_pace {

@@ -68,6 +68,8 @@ pub enum Refusal {
     AlreadyHolder,
     /// Not the holder (releasing, or reporting rest).
     NotHolder,
+    /// The object changed hands since the collision the claim reports.
+    Stale,
 }
 
 impl Refusal {
@@ -81,6 +83,7 @@ impl Refusal {
             Refusal::Cooldown => 5,
             Refusal::AlreadyHolder => 6,
             Refusal::NotHolder => 7,
+            Refusal::Stale => 8,
         }
     }
 }
@@ -153,7 +156,11 @@ impl SendRights {
         let r = self.rights.get_mut(&entity).expect("caller checked");
         r.holder = holder;
         r.epoch = r.epoch.wrapping_add(1);
-        r.changed_at = now;
+        // The cooldown stops ping-pong between clients; a return to nobody
+        // (rest, a holder leaving) is no transfer and blocks no claim.
+        if holder.is_some() {
+            r.changed_at = now;
+        }
         r.moving_at = now;
         let change = RightChange {
             entity,
@@ -263,11 +270,14 @@ impl SendRights {
     }
 
     /// `client`'s entity `mine` hit the neutral object `other`.
+    /// `client` says its controlled `mine` hit neutral `other` while
+    /// `other` was at `seen` (0: unknown, any epoch).
     pub fn claim(
         &mut self,
         client: u32,
         mine: u64,
         other: u64,
+        seen: u32,
         now: f64,
     ) -> Result<RightChange, Refusal> {
         let controller = self.rights.get(&mine).ok_or(Refusal::UnknownEntity)?;
@@ -283,6 +293,9 @@ impl SendRights {
         }
         if now - target.changed_at < self.config.claim_cooldown {
             return Err(Refusal::Cooldown);
+        }
+        if seen != 0 && seen != target.epoch {
+            return Err(Refusal::Stale);
         }
         Ok(self.change(other, Some(client), now))
     }
@@ -384,15 +397,23 @@ mod tests {
     #[test]
     fn simultaneous_claims_first_wins_the_rest_are_refused() {
         let mut t = table();
-        let granted = t.claim(2, 20, 100, 1.0).unwrap();
+        let granted = t.claim(2, 20, 100, 0, 1.0).unwrap();
         assert_eq!(granted.holder, Some(2));
         // Client 1 hit it in the same frame; its claim arrives second.
-        assert_eq!(t.claim(1, 10, 100, 1.0), Err(Refusal::Cooldown));
+        assert_eq!(t.claim(1, 10, 100, 0, 1.0), Err(Refusal::Cooldown));
         // The old holder's late state is dropped; the new one's accepted.
         assert!(!t.accepts(1, 100, granted.epoch - 1));
         assert!(t.accepts(2, 100, granted.epoch));
-        // After the cooldown a claim works again.
-        assert_eq!(t.claim(1, 10, 100, 1.5).unwrap().holder, Some(1));
+        // After the cooldown a claim works again, if it saw the change.
+        assert_eq!(
+            t.claim(1, 10, 100, granted.epoch - 1, 1.5),
+            Err(Refusal::Stale),
+            "a collision from before the transfer, arriving late"
+        );
+        assert_eq!(
+            t.claim(1, 10, 100, granted.epoch, 1.5).unwrap().holder,
+            Some(1)
+        );
         let changes: Vec<_> = t.drain_changes().collect();
         assert_eq!(changes.len(), 2);
         assert!(changes[1].epoch > changes[0].epoch);
@@ -401,10 +422,10 @@ mod tests {
     #[test]
     fn claims_need_a_controlled_entity_of_yours_and_a_neutral_target() {
         let mut t = table();
-        assert_eq!(t.claim(2, 10, 100, 1.0), Err(Refusal::NotYourController));
-        assert_eq!(t.claim(1, 10, 20, 1.0), Err(Refusal::NotNeutral));
-        assert_eq!(t.claim(1, 10, 999, 1.0), Err(Refusal::UnknownEntity));
-        assert_eq!(t.claim(1, 10, 100, 1.0), Err(Refusal::AlreadyHolder));
+        assert_eq!(t.claim(2, 10, 100, 0, 1.0), Err(Refusal::NotYourController));
+        assert_eq!(t.claim(1, 10, 20, 0, 1.0), Err(Refusal::NotNeutral));
+        assert_eq!(t.claim(1, 10, 999, 0, 1.0), Err(Refusal::UnknownEntity));
+        assert_eq!(t.claim(1, 10, 100, 0, 1.0), Err(Refusal::AlreadyHolder));
         assert_eq!(
             t.register(2, 10, EntityKind::Controlled, 1.0),
             Err(Refusal::Conflict)
@@ -416,19 +437,22 @@ mod tests {
         let mut t = table();
         assert_eq!(t.at_rest(2, 100, 1.0), Err(Refusal::NotHolder));
         assert_eq!(t.at_rest(1, 100, 1.0).unwrap().holder, None);
-        assert_eq!(t.claim(2, 20, 100, 2.0).unwrap().holder, Some(2));
+        assert_eq!(t.claim(2, 20, 100, 0, 2.0).unwrap().holder, Some(2));
         // Silent holder: back to nobody after the rest timeout.
         t.moving(2, 100, 2.5);
         t.tick(4.0);
         assert_eq!(t.holder(100).unwrap().0, Some(2));
         t.tick(4.6);
         assert_eq!(t.holder(100).unwrap().0, None);
-        assert_eq!(t.claim(2, 20, 100, 5.0).unwrap().holder, Some(2));
+        assert_eq!(t.claim(2, 20, 100, 0, 5.0).unwrap().holder, Some(2));
         let removed = t.client_left(2, 6.0);
         assert_eq!(removed, vec![20]);
         assert_eq!(t.holder(100).unwrap().0, None);
         assert!(t.holder(20).is_none());
-        // A new claim then works.
-        assert_eq!(t.claim(1, 10, 100, 7.0).unwrap().holder, Some(1));
+        // A new claim then works at once: a return to nobody starts no
+        // cooldown (the grant at 5.0 did, and it is over).
+        assert_eq!(t.claim(1, 10, 100, 0, 6.01).unwrap().holder, Some(1));
+        assert_eq!(t.at_rest(1, 100, 6.4).unwrap().holder, None);
+        assert_eq!(t.claim(1, 10, 100, 0, 6.41).unwrap().holder, Some(1));
     }
 }

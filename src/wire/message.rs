@@ -13,7 +13,7 @@ use super::varint::{read_bounded, read_u64, write_u64};
 /// ordered delivery needs.
 pub const MAX_PAYLOAD: usize = 960;
 /// Most explicit region ids in one client's interest.
-pub const MAX_REGIONS: usize = 256;
+pub const MAX_REGIONS: usize = 192;
 /// Largest view radius in grid cells.
 pub const MAX_VIEW_RADIUS: u32 = 64;
 
@@ -147,9 +147,18 @@ pub enum Message {
     /// Client -> relay, reliable: this client is ready with an entity of
     /// `kind` (`entity_kind::*`).
     Register { entity: u64, kind: u8 },
-    /// Client -> relay, reliable: `mine` (controlled by the sender) hit the
-    /// neutral object `other`.
-    Claim { mine: u64, other: u64 },
+    /// Client -> relay, reliable and repeated unreliably: `mine`
+    /// (controlled by the sender) hit the neutral object `other` while it
+    /// was at send-right `epoch` (0: unknown). The relay grants it only if
+    /// the object is still at that epoch, so a claim that arrives late
+    /// cannot take the object from whoever got it since. `seq` numbers
+    /// the sender's claims, so that the relay applies each once.
+    Claim {
+        mine: u64,
+        other: u64,
+        epoch: u32,
+        seq: u32,
+    },
     /// Client -> relay, reliable: a neutral object the sender holds is at rest.
     AtRest { entity: u64 },
     /// Relay -> every client, reliable ordered: `entity` is now held by
@@ -315,10 +324,17 @@ impl Message {
                 write_u64(w, *entity);
                 w.u8(*k);
             }
-            Message::Claim { mine, other } => {
+            Message::Claim {
+                mine,
+                other,
+                epoch,
+                seq,
+            } => {
                 w.u8(kind::CLAIM);
                 write_u64(w, *mine);
                 write_u64(w, *other);
+                write_u64(w, *epoch as u64);
+                write_u64(w, *seq as u64);
             }
             Message::AtRest { entity } => {
                 w.u8(kind::AT_REST);
@@ -539,6 +555,8 @@ impl Message {
             kind::CLAIM => Message::Claim {
                 mine: read_u64(&mut r, "mine")?,
                 other: read_u64(&mut r, "other")?,
+                epoch: read_bounded(&mut r, "epoch", u32::MAX as u64)? as u32,
+                seq: read_bounded(&mut r, "claim seq", u32::MAX as u64)? as u32,
             },
             kind::AT_REST => Message::AtRest {
                 entity: read_u64(&mut r, "entity")?,
@@ -697,7 +715,12 @@ mod tests {
                 entity: 9,
                 kind: entity_kind::NEUTRAL,
             },
-            Message::Claim { mine: 1, other: 2 },
+            Message::Claim {
+                mine: 1,
+                other: 2,
+                epoch: 7,
+                seq: 300,
+            },
             Message::AtRest { entity: 3 },
             Message::RightChanged {
                 entity: 4,
@@ -870,6 +893,39 @@ mod tests {
             data: vec![0; MAX_PAYLOAD],
         };
         assert!(worst.to_bytes(&p).unwrap().len() <= 1024);
+        for worst in [
+            Message::Interest(InterestSpec {
+                global_view: false,
+                device_class: u8::MAX,
+                radius: MAX_VIEW_RADIUS,
+                regions: vec![u32::MAX; MAX_REGIONS],
+            }),
+            Message::GlobalCommandUp {
+                seq: u64::MAX,
+                data: vec![0; MAX_PAYLOAD],
+            },
+            Message::ComponentCommandUp {
+                seq: u64::MAX,
+                entity: u64::MAX,
+                component: u32::MAX,
+                data: vec![0; MAX_PAYLOAD],
+            },
+            Message::ComponentStateUp {
+                seq: u64::MAX,
+                entity: u64::MAX,
+                component: u32::MAX,
+                data: vec![0; MAX_PAYLOAD],
+            },
+            Message::GlobalCommand {
+                global_seq: u64::MAX,
+                sender: u32::MAX,
+                server_time: 1.0,
+                data: vec![0; MAX_PAYLOAD],
+            },
+        ] {
+            let n = worst.to_bytes(&p).unwrap().len();
+            assert!(n <= 1024, "{n} bytes: {worst:?}");
+        }
     }
 
     #[test]

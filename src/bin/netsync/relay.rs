@@ -1,46 +1,51 @@
 //! `netsync relay`: the relay server, standalone.
 
 use std::ffi::OsString;
-use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use netsync::server::relay_server::{RelayServer, RelayServerConfig};
+use netsync::server::relay_server::{RelayServer, RelayServerConfig, SETTING_NAMES};
 
 use crate::args::{stop_on_ctrl_c, value};
 
 const HELP: &str = "\
 netsync relay: the relay server
 
-Admits clients with a challenge handshake, records who owns each entity,
-and sends every client the others' states at the send rate. Logs to
-stderr; stops cleanly on Ctrl-C. Plain mode: no encryption (LAN, development).
+Admits clients with a challenge handshake, arbitrates who may speak for
+each entity, and sends every client the states in its interest at the
+send rate. Logs to stderr; stops cleanly on Ctrl-C. Plain mode: no
+encryption (LAN, development).
 
 OPTIONS:
-    --bind ADDR            Address and port to listen on [default: 0.0.0.0:7777]
-    --rate HZ              Snapshot sends per second per client [default: 30]
-    --max-clients N        [default: 1024]
-    --idle-timeout S       Drop a client silent this long [default: 5]
-    --mtu BYTES            Largest datagram payload [default: 1200]
-    --config FILE          Read `key = value` lines (bind, rate, max-clients,
-                           idle-timeout, mtu); flags after it win
-    --duration S           Stop after S seconds (for scripts) [default: run until Ctrl-C]
-    -v, --verbose          Debug logging
+    --bind ADDR                 Address and port [default: 0.0.0.0:7777]
+    --rate HZ                   Snapshot sends per second per client [default: 30]
+    --max-clients N             [default: 1024]
+    --max-entities-per-client N [default: 4096]
+    --idle-timeout S            Drop a client silent this long [default: 5]
+    --mtu BYTES                 Largest datagram payload [default: 1200]
+    --budget BYTES              Most snapshot bytes per client per send [default: 19200]
+    --cell-size M               Interest grid cell edge, 0 for no grid [default: 50]
+    --claim-cooldown S          Claims refused this long after a transfer [default: 0.3]
+    --rest-timeout S            A held neutral object silent this long returns
+                                to nobody, 0 for never [default: 2]
+    --neutral first-ready|nobody
+                                First holder of a neutral object [default: first-ready]
+    --config FILE               Read `key = value` lines with the names above
+                                (without --); flags after it win
+    --duration S                Stop after S seconds (for scripts) [default: run until Ctrl-C]
+    -v, --verbose               Debug logging
 ";
 
 pub fn run(args: Vec<OsString>) -> Result<(), String> {
     use lexopt::prelude::*;
     let mut config = RelayServerConfig::default();
+    // Standalone: no game on this relay polls messages for the server.
+    config.relay.server_inbox_capacity = 0;
     let mut verbose = false;
     let mut duration: Option<f64> = None;
     let mut parser = lexopt::Parser::from_args(args);
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
-            Long("bind") => config.bind = value(&mut parser, "bind")?,
-            Long("rate") => config.relay.send_rate = value(&mut parser, "rate")?,
-            Long("max-clients") => config.max_clients = value(&mut parser, "max-clients")?,
-            Long("idle-timeout") => config.idle_timeout = value(&mut parser, "idle-timeout")?,
-            Long("mtu") => config.relay.mtu = value(&mut parser, "mtu")?,
             Long("duration") => duration = Some(value(&mut parser, "duration")?),
             Long("config") => {
                 let path: String = value(&mut parser, "config")?;
@@ -51,10 +56,19 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
                 print!("{HELP}");
                 return Ok(());
             }
+            Long(key) if SETTING_NAMES.contains(&key) => {
+                let key = key.to_string();
+                let raw: String = value(&mut parser, &key)?;
+                config
+                    .set(&key, &raw)
+                    .map_err(|e| format!("--{key}: {e}"))?;
+            }
             other => return Err(format!("{}\n\n{HELP}", other.unexpected())),
         }
     }
-    validate(&config)?;
+    config
+        .validate()
+        .map_err(|e| format!("--{}: must be {}", e.setting, e.rule))?;
     crate::stderr_log::init(verbose);
     let stop = stop_on_ctrl_c()?;
     let relay =
@@ -70,33 +84,19 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
             let s = relay.stats();
             log::info!(
                 target: "netsync::relay",
-                "{} clients, {} entities, {:.1} kB/s out, {} malformed, {} not-owner, {} unadmitted",
+                "{} clients, {} entities, {:.1} kB/s out, {} malformed, {} not-holder, {} unadmitted, {} claims granted, {} refused",
                 s.relay.clients,
                 s.relay.entities,
                 s.bytes_sent as f64 / started.elapsed().as_secs_f64() / 1e3,
                 s.relay.malformed,
                 s.relay.rejected_not_owner,
-                s.gate.dropped_unadmitted
+                s.gate.dropped_unadmitted,
+                s.relay.claims_granted,
+                s.relay.claims_refused,
             );
         }
     }
     relay.stop();
-    Ok(())
-}
-
-fn validate(c: &RelayServerConfig) -> Result<(), String> {
-    if !(c.relay.send_rate.is_finite() && (1.0..=240.0).contains(&c.relay.send_rate)) {
-        return Err("--rate must be 1..=240".into());
-    }
-    if !(256..=1400).contains(&c.relay.mtu) {
-        return Err("--mtu must be 256..=1400".into());
-    }
-    if c.max_clients == 0 {
-        return Err("--max-clients must be >= 1".into());
-    }
-    if !(c.idle_timeout.is_finite() && (0.5..=600.0).contains(&c.idle_timeout)) {
-        return Err("--idle-timeout must be 0.5..=600".into());
-    }
     Ok(())
 }
 
@@ -110,16 +110,9 @@ fn apply_file(config: &mut RelayServerConfig, path: &str) -> Result<(), String> 
         let (key, val) = line
             .split_once('=')
             .ok_or_else(|| format!("{path}:{}: expected `key = value`", n + 1))?;
-        let (key, val) = (key.trim(), val.trim());
-        let bad = || format!("{path}:{}: `{val}` is not a valid {key}", n + 1);
-        match key {
-            "bind" => config.bind = val.parse::<SocketAddr>().map_err(|_| bad())?,
-            "rate" => config.relay.send_rate = val.parse().map_err(|_| bad())?,
-            "max-clients" => config.max_clients = val.parse().map_err(|_| bad())?,
-            "idle-timeout" => config.idle_timeout = val.parse().map_err(|_| bad())?,
-            "mtu" => config.relay.mtu = val.parse().map_err(|_| bad())?,
-            _ => return Err(format!("{path}:{}: unknown key `{key}`", n + 1)),
-        }
+        config
+            .set(key.trim(), val.trim())
+            .map_err(|e| format!("{path}:{}: {e}", n + 1))?;
     }
     Ok(())
 }

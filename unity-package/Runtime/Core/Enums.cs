@@ -52,6 +52,8 @@ namespace Netsync
         Cooldown = NativeMethods.NETSYNC_CLAIM_COOLDOWN,
         AlreadyHolder = NativeMethods.NETSYNC_CLAIM_ALREADY_HOLDER,
         NotHolder = NativeMethods.NETSYNC_CLAIM_NOT_HOLDER,
+        /// <summary>The object changed hands after the collision this claim reports.</summary>
+        Stale = NativeMethods.NETSYNC_CLAIM_STALE,
     }
 
     /// <summary>Why a client lost (or never got) its connection.</summary>

@@ -93,11 +93,12 @@ namespace Netsync
                     "the native netsync library has ABI " + major + "." + minor + " but these C# bindings need major " +
                     BindingsAbiMajor + ": rebuild the library and the bindings from the same source");
             }
-            if (minor < BindingsAbiMinor)
+            // Before 1.0 a minor may change struct layouts: require the same one.
+            if (minor < BindingsAbiMinor || (major == 0 && minor != BindingsAbiMinor))
             {
                 throw new NetsyncLibraryException(
-                    "the native netsync library has ABI " + major + "." + minor + " but these C# bindings call functions of " +
-                    BindingsAbiMajor + "." + BindingsAbiMinor + ": rebuild the library");
+                    "the native netsync library has ABI " + major + "." + minor + " but these C# bindings were made for " +
+                    BindingsAbiMajor + "." + BindingsAbiMinor + ": rebuild the library and the bindings from the same source");
             }
         }
 

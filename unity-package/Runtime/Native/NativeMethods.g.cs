@@ -77,6 +77,11 @@ namespace Netsync.Native
         public const uint NETSYNC_CLAIM_ALREADY_HOLDER = 6;
         public const uint NETSYNC_CLAIM_NOT_HOLDER = 7;
         /// <summary>
+        ///  The object changed hands after the collision the claim reports (the
+        ///  claim arrived late, or this client had not heard of the change yet).
+        /// </summary>
+        public const uint NETSYNC_CLAIM_STALE = 8;
+        /// <summary>
         ///  Disconnect reasons (`NetsyncClientEvent::reason`).
         /// </summary>
         public const uint NETSYNC_REASON_NONE = 0;
@@ -140,6 +145,43 @@ namespace Netsync.Native
         public const uint NETSYNC_DECISION_HEARTBEAT = 4;
         public const uint NETSYNC_DECISION_TELEPORT = 5;
         /// <summary>
+        ///  `NetsyncServerConfig::neutral_initial_holder`: the first client that
+        ///  registers a neutral object holds it (S3: first ready, first served).
+        /// </summary>
+        public const uint NETSYNC_NEUTRAL_FIRST_READY = 0;
+        /// <summary>
+        ///  `NetsyncServerConfig::neutral_initial_holder`: nobody holds a neutral
+        ///  object until a client claims it by collision (the relay keeps it).
+        /// </summary>
+        public const uint NETSYNC_NEUTRAL_NOBODY = 1;
+        /// <summary>
+        ///  `NetsyncServerEvent::kind`: a client was admitted (`client_id`).
+        /// </summary>
+        public const uint NETSYNC_SERVER_EVENT_CLIENT_JOINED = 1;
+        /// <summary>
+        ///  `NetsyncServerEvent::kind`: a client left or timed out (`client_id`).
+        /// </summary>
+        public const uint NETSYNC_SERVER_EVENT_CLIENT_LEFT = 2;
+        /// <summary>
+        ///  `NetsyncServerEvent::kind`: the relay refused a queued call about
+        ///  `entity_id` (`reason`: `NETSYNC_SERVER_REFUSED_*`).
+        /// </summary>
+        public const uint NETSYNC_SERVER_EVENT_CALL_REFUSED = 3;
+        /// <summary>
+        ///  The entity is a client's (controlled or neutral), not server-owned.
+        /// </summary>
+        public const uint NETSYNC_SERVER_REFUSED_NOT_SERVER_OWNED = 1;
+        public const uint NETSYNC_SERVER_REFUSED_UNKNOWN_ENTITY = 2;
+        /// <summary>
+        ///  Nobody holds the entity, so nobody can take the command.
+        /// </summary>
+        public const uint NETSYNC_SERVER_REFUSED_NO_HOLDER = 3;
+        public const uint NETSYNC_SERVER_REFUSED_TOO_LARGE = 4;
+        /// <summary>
+        ///  Over a configured limit (components per entity).
+        /// </summary>
+        public const uint NETSYNC_SERVER_REFUSED_LIMIT = 5;
+        /// <summary>
         ///  Interpolation modes (`NetsyncTimelineConfig::mode`, per-entity modes).
         /// </summary>
         public const uint NETSYNC_MODE_LITERAL = 0;
@@ -202,9 +244,11 @@ namespace Netsync.Native
         /// </summary>
         public const uint NETSYNC_ABI_VERSION_MAJOR = 0;
         /// <summary>
-        ///  Minor version: additions that keep old callers working.
+        ///  Minor version. From major 1 on, a minor only adds (old callers keep
+        ///  working); while the major is 0, a minor may also change struct
+        ///  layouts, so bindings require exactly the minor they were made for.
         /// </summary>
-        public const uint NETSYNC_ABI_VERSION_MINOR = 3;
+        public const uint NETSYNC_ABI_VERSION_MINOR = 4;
 
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -277,6 +321,17 @@ namespace Netsync.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_client_holds", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern NetsyncResult netsync_client_holds(NetsyncClient* client, ulong entity_id, byte* @out);
+
+        /// <summary>
+        ///  The holder of `entity_id`'s send right as the relay last announced it:
+        ///  `*holder` the client id (0: nobody, or the server) and `*epoch` the
+        ///  number of changes so far. `NETSYNC_ERR_UNKNOWN_ENTITY` until the relay
+        ///  has announced one (it does for every registered entity). A claim this
+        ///  client has sent but the relay has not answered yet is not shown here:
+        ///  `netsync_client_holds` says whether this client acts as the holder.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_holder", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_holder(NetsyncClient* client, ulong entity_id, uint* holder, uint* epoch);
 
         /// <summary>
         ///  Stops owning and sending an entity.
@@ -507,6 +562,65 @@ namespace Netsync.Native
         public static extern void netsync_server_free(NetsyncServer* server);
 
         /// <summary>
+        ///  The relay's clock (s since it started): the server time every
+        ///  client's `netsync_client_server_time` estimates.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_time", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_time(NetsyncServer* server, double* @out);
+
+        /// <summary>
+        ///  Moves server-owned entity `state-&gt;entity_id` (declared on first use;
+        ///  stamped with the relay's clock when the relay thread applies it). An
+        ///  entity a client registered is refused with a
+        ///  `NETSYNC_SERVER_EVENT_CALL_REFUSED` event.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_set_entity_state", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_set_entity_state(NetsyncServer* server, NetsyncSample* state);
+
+        /// <summary>
+        ///  Removes server-owned entity `entity_id` everywhere (clients get
+        ///  `NETSYNC_EVENT_ENTITY_REMOVED`).
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_remove_entity", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_remove_entity(NetsyncServer* server, ulong entity_id);
+
+        /// <summary>
+        ///  Sets the state of component `component_id` of server-owned
+        ///  `entity_id` (`len` bytes, at most `NETSYNC_MAX_PAYLOAD`); clients that
+        ///  see the entity get it reliably, late joiners too.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_set_component_state", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_set_component_state(NetsyncServer* server, ulong entity_id, uint component_id, byte* data, System.UIntPtr len);
+
+        /// <summary>
+        ///  Sends a global command from the server (sender 0) to every client, in
+        ///  the one order every client sees.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_send_global_command", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_send_global_command(NetsyncServer* server, byte* data, System.UIntPtr len);
+
+        /// <summary>
+        ///  Sends a command for component `component_id` of `entity_id` to the
+        ///  client that holds it.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_send_component_command", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_send_component_command(NetsyncServer* server, ulong entity_id, uint component_id, byte* data, System.UIntPtr len);
+
+        /// <summary>
+        ///  Pops the next message for the server (every global command, and
+        ///  component commands for server-owned or unheld entities) into `*out`
+        ///  and its payload into `buffer`, like `netsync_client_poll_message`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_poll_message", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_poll_message(NetsyncServer* server, NetsyncMessage* @out, byte* buffer, System.UIntPtr capacity, bool* has_message);
+
+        /// <summary>
+        ///  Pops the next server event into `*out` and sets `*has_event`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_poll_event", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_poll_event(NetsyncServer* server, NetsyncServerEvent* @out, bool* has_event);
+
+        /// <summary>
         ///  Writes the default settings to `*out`.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_timeline_config_default", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -626,7 +740,7 @@ namespace Netsync.Native
         /// </summary>
         public double send_rate;
         /// <summary>
-        ///  Clock probes per second, 0.5..=1000. Default 4.
+        ///  Clock probes per second, 0.5..=1000. Default 10.
         /// </summary>
         public double ping_rate;
         /// <summary>
@@ -880,6 +994,31 @@ namespace Netsync.Native
         ///  Silence after which a client is dropped (s), 0.5..=600. Default 5.
         /// </summary>
         public double idle_timeout;
+        /// <summary>
+        ///  Interest grid cell edge on the x-z plane (m), 0 (no grid: regions
+        ///  and global views only) ..= 1e6. Default 50.
+        /// </summary>
+        public float cell_size;
+        /// <summary>
+        ///  Claims on an object refused this long after it changed hands (s),
+        ///  0..=60. Default 0.3.
+        /// </summary>
+        public double claim_cooldown;
+        /// <summary>
+        ///  A held neutral object whose holder sends no movement this long
+        ///  returns to nobody (s), 0 (never) ..= 3600. Default 2.
+        /// </summary>
+        public double rest_timeout;
+        /// <summary>
+        ///  `NETSYNC_NEUTRAL_*`. Default `NETSYNC_NEUTRAL_FIRST_READY`.
+        /// </summary>
+        public uint neutral_initial_holder;
+        /// <summary>
+        ///  Most messages (commands for the server) kept until
+        ///  `netsync_server_poll_message` takes them; more are dropped and
+        ///  counted. 0: this server never polls, keep none. Default 65536.
+        /// </summary>
+        public uint server_inbox_capacity;
     }
 
     /// <summary>
@@ -900,7 +1039,8 @@ namespace Netsync.Native
         /// </summary>
         public ulong malformed;
         /// <summary>
-        ///  State for an entity the sender does not own.
+        ///  State or requests for an entity the sender does not hold (or under
+        ///  an old send-right epoch).
         /// </summary>
         public ulong rejected_not_owner;
         /// <summary>
@@ -915,6 +1055,49 @@ namespace Netsync.Native
         ///  Handshake datagrams dropped (malformed, bad cookie).
         /// </summary>
         public ulong dropped_handshakes;
+        /// <summary>
+        ///  Send-right claims granted and refused.
+        /// </summary>
+        public ulong claims_granted;
+        public ulong claims_refused;
+        /// <summary>
+        ///  Commands applied, and dropped as duplicates or out of line.
+        /// </summary>
+        public ulong commands;
+        public ulong commands_duplicate;
+        public ulong commands_refused;
+        /// <summary>
+        ///  Component states accepted from holders.
+        /// </summary>
+        public ulong component_states;
+        /// <summary>
+        ///  Removals sent because an entity left a client's interest.
+        /// </summary>
+        public ulong interest_removals;
+        /// <summary>
+        ///  Messages and events for this server dropped because it did not
+        ///  poll them.
+        /// </summary>
+        public ulong server_messages_dropped;
+        public ulong server_events_dropped;
+    }
+
+    /// <summary>
+    ///  One event of an embedded server.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncServerEvent
+    {
+        /// <summary>
+        ///  `NETSYNC_SERVER_EVENT_*`.
+        /// </summary>
+        public uint kind;
+        public uint client_id;
+        public ulong entity_id;
+        /// <summary>
+        ///  Refused calls: `NETSYNC_SERVER_REFUSED_*`.
+        /// </summary>
+        public uint reason;
     }
 
     /// <summary>
