@@ -81,6 +81,8 @@ using ServerStats = NetsyncServerStats;
 using TimelineConfig = NetsyncTimelineConfig;
 using TimelineStats = NetsyncTimelineStats;
 using SendFilterConfig = NetsyncSendFilterConfig;
+using ServerEvent = NetsyncServerEvent;
+using MessageHeader = NetsyncMessage;
 
 /// Connection state (`netsync_client_state`, `ClientStats::state`).
 enum class ConnectionState : uint32_t {
@@ -101,6 +103,28 @@ enum class EventKind : uint32_t {
     RightRefused = NETSYNC_EVENT_RIGHT_REFUSED,
 };
 
+/// `ServerEvent::kind`.
+enum class ServerEventKind : uint32_t {
+    ClientJoined = NETSYNC_SERVER_EVENT_CLIENT_JOINED,
+    ClientLeft = NETSYNC_SERVER_EVENT_CLIENT_LEFT,
+    CallRefused = NETSYNC_SERVER_EVENT_CALL_REFUSED,
+};
+
+/// Why the relay refused an embedded server's call (`ServerEvent::reason`).
+enum class ServerRefusal : uint32_t {
+    NotServerOwned = NETSYNC_SERVER_REFUSED_NOT_SERVER_OWNED,
+    UnknownEntity = NETSYNC_SERVER_REFUSED_UNKNOWN_ENTITY,
+    NoHolder = NETSYNC_SERVER_REFUSED_NO_HOLDER,
+    TooLarge = NETSYNC_SERVER_REFUSED_TOO_LARGE,
+    Limit = NETSYNC_SERVER_REFUSED_LIMIT,
+};
+
+/// Who holds a neutral object before anyone hits it (`ServerConfig::neutral_initial_holder`).
+enum class NeutralInitialHolder : uint32_t {
+    FirstReady = NETSYNC_NEUTRAL_FIRST_READY,
+    Nobody = NETSYNC_NEUTRAL_NOBODY,
+};
+
 /// Send-right kind of an entity this client registers.
 enum class Kind : uint32_t {
     Controlled = NETSYNC_KIND_CONTROLLED,
@@ -117,6 +141,7 @@ enum class ClaimRefusal : uint32_t {
     Cooldown = NETSYNC_CLAIM_COOLDOWN,
     AlreadyHolder = NETSYNC_CLAIM_ALREADY_HOLDER,
     NotHolder = NETSYNC_CLAIM_NOT_HOLDER,
+    Stale = NETSYNC_CLAIM_STALE,
 };
 
 /// Why the client lost the relay (`ClientEvent::reason` of Disconnected).
@@ -177,6 +202,7 @@ enum class Decision : uint32_t {
 };
 
 inline EventKind kind_of(const ClientEvent& e) noexcept { return static_cast<EventKind>(e.kind); }
+inline ServerEventKind kind_of(const ServerEvent& e) noexcept { return static_cast<ServerEventKind>(e.kind); }
 
 inline const char* result_name(NetsyncResult code) noexcept {
     return netsync_result_str(static_cast<int32_t>(code));
@@ -223,6 +249,7 @@ inline const char* name(ClaimRefusal r) noexcept {
         case ClaimRefusal::Cooldown: return "changed hands too recently";
         case ClaimRefusal::AlreadyHolder: return "already the holder";
         case ClaimRefusal::NotHolder: return "not the holder";
+        case ClaimRefusal::Stale: return "the object changed hands after that hit";
     }
     return "unknown refusal";
 }
@@ -766,6 +793,56 @@ private:
 };
 
 // ---------------------------------------------------------------------------
+// Messages (commands, component states) for clients and embedded servers.
+
+/// `MessageView::header.kind`.
+enum class MessageKind : uint32_t {
+    GlobalCommand = NETSYNC_MESSAGE_GLOBAL_COMMAND,
+    ComponentCommand = NETSYNC_MESSAGE_COMPONENT_COMMAND,
+    ComponentState = NETSYNC_MESSAGE_COMPONENT_STATE,
+};
+
+/// A received command or component state. `payload` views a buffer the
+/// client (or server) keeps: valid until its next poll_message, or until
+/// it is moved or destroyed. Copy what you keep.
+struct MessageView {
+    NetsyncMessage header;  // kind, sender, entity_id, component_id, sequence, server_time, size
+    Span<const uint8_t> payload;
+
+    MessageKind kind() const noexcept { return static_cast<MessageKind>(header.kind); }
+};
+
+/// The bytes of a string, as a payload (no terminating NUL).
+inline Span<const uint8_t> bytes_of(std::string_view text) noexcept {
+    return Span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+}
+
+namespace detail {
+
+/// Pops one message through `call(header*, buffer, capacity, has*)` into
+/// `buffer`, growing it when the payload does not fit (the message stays
+/// queued until it does).
+template <class F>
+Result<std::optional<MessageView>> poll_message(std::vector<uint8_t>& buffer, F&& call) {
+    if (buffer.empty()) buffer.resize(NETSYNC_MAX_PAYLOAD);
+    for (int attempt = 0;; ++attempt) {
+        NetsyncMessage head{};
+        bool has = false;
+        const NetsyncResult code = call(&head, buffer.data(), buffer.size(), &has);
+        if (code == NETSYNC_OK) {
+            if (!has) return Result<std::optional<MessageView>>(std::nullopt);
+            return Result<std::optional<MessageView>>(MessageView{head, Span<const uint8_t>(buffer.data(), head.size)});
+        }
+        if (code != NETSYNC_ERR_BUFFER_TOO_SMALL || attempt >= 2 || head.size <= buffer.size()) {
+            return Error::last(code);
+        }
+        buffer.resize(head.size);
+    }
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
 // Server: a relay on its own thread.
 
 class Server {
@@ -802,6 +879,64 @@ public:
         return detail::result_of(code, stats);
     }
 
+    // --- the embedded game: a host or dedicated server moving its own
+    // entities. Calls are queued for the relay thread and never wait on
+    // the network; refusals come back as ServerEventKind::CallRefused.
+
+    /// The relay's clock (s since it started): what clients' server_time estimates.
+    Result<double> try_time() const {
+        double t = 0.0;
+        const NetsyncResult code = netsync_server_time(native(), &t);
+        return detail::result_of(code, t);
+    }
+    /// Moves server-owned entity `state.entity_id` (declared on first use).
+    Status try_set_entity_state(const Sample& state) {
+        return status_of(netsync_server_set_entity_state(native(), &state));
+    }
+    /// Removes a server-owned entity everywhere.
+    Status try_remove_entity(uint64_t entity_id) {
+        return status_of(netsync_server_remove_entity(native(), entity_id));
+    }
+    Status try_set_component_state(uint64_t entity_id, uint32_t component_id, Span<const uint8_t> data) {
+        return status_of(
+            netsync_server_set_component_state(native(), entity_id, component_id, data.data(), data.size()));
+    }
+    /// To every client (sender 0), in the one order every client sees.
+    Status try_send_global_command(Span<const uint8_t> data) {
+        return status_of(netsync_server_send_global_command(native(), data.data(), data.size()));
+    }
+    /// To the client that holds `entity_id`.
+    Status try_send_component_command(uint64_t entity_id, uint32_t component_id, Span<const uint8_t> data) {
+        return status_of(
+            netsync_server_send_component_command(native(), entity_id, component_id, data.data(), data.size()));
+    }
+    /// The next message for the server (global commands; component
+    /// commands for server-owned or unheld entities), or nullopt.
+    Result<std::optional<MessageView>> try_poll_message() {
+        NetsyncServer* handle = native();
+        return detail::poll_message(messages_, [&](NetsyncMessage* head, uint8_t* data, std::size_t cap, bool* has) {
+            return netsync_server_poll_message(handle, head, data, cap, has);
+        });
+    }
+    /// The next server event, or nullopt.
+    Result<std::optional<ServerEvent>> try_poll_event() {
+        ServerEvent event{};
+        bool has = false;
+        const NetsyncResult code = netsync_server_poll_event(native(), &event, &has);
+        if (code != NETSYNC_OK) return Error::last(code);
+        return Result<std::optional<ServerEvent>>(has ? std::optional<ServerEvent>(event) : std::nullopt);
+    }
+    /// Calls `on_event(const ServerEvent&)` for every waiting event.
+    template <class F>
+    Status try_drain_events(F&& on_event) {
+        for (;;) {
+            Result<std::optional<ServerEvent>> next = try_poll_event();
+            if (!next.ok()) return Status(next.error());
+            if (!next.value().has_value()) return Status();
+            on_event(*next.value());
+        }
+    }
+
 #if NETSYNC_HPP_EXCEPTIONS
     static Server start() { return try_start().value(); }
     static Server start(const ServerConfig& config, const std::string& bind_ip = "0.0.0.0") {
@@ -809,36 +944,37 @@ public:
     }
     uint16_t port() const { return try_port().value(); }
     ServerStats stats() const { return try_stats().value(); }
+    double time() const { return try_time().value(); }
+    void set_entity_state(const Sample& state) { try_set_entity_state(state).value(); }
+    void remove_entity(uint64_t entity_id) { try_remove_entity(entity_id).value(); }
+    void set_component_state(uint64_t entity_id, uint32_t component_id, Span<const uint8_t> data) {
+        try_set_component_state(entity_id, component_id, data).value();
+    }
+    void send_global_command(Span<const uint8_t> data) { try_send_global_command(data).value(); }
+    void send_component_command(uint64_t entity_id, uint32_t component_id, Span<const uint8_t> data) {
+        try_send_component_command(entity_id, component_id, data).value();
+    }
+    std::optional<MessageView> poll_message() { return try_poll_message().value(); }
+    std::optional<ServerEvent> poll_event() { return try_poll_event().value(); }
+    /// Calls `on_event` for every waiting event; returns how many.
+    template <class F>
+    std::size_t drain_events(F&& on_event) {
+        std::size_t n = 0;
+        try_drain_events([&](const ServerEvent& e) {
+            ++n;
+            on_event(e);
+        }).value();
+        return n;
+    }
 #endif
 
 private:
     detail::Owner<NetsyncServer, &netsync_server_free> handle_;
+    std::vector<uint8_t> messages_;
 };
 
 // ---------------------------------------------------------------------------
 // Client: what an engine calls every frame.
-
-/// `MessageView::header.kind`.
-enum class MessageKind : uint32_t {
-    GlobalCommand = NETSYNC_MESSAGE_GLOBAL_COMMAND,
-    ComponentCommand = NETSYNC_MESSAGE_COMPONENT_COMMAND,
-    ComponentState = NETSYNC_MESSAGE_COMPONENT_STATE,
-};
-
-/// A received command or component state. `payload` views a buffer the
-/// client keeps: valid until the next poll_message, or until the client
-/// is moved or destroyed. Copy what you keep.
-struct MessageView {
-    NetsyncMessage header;  // kind, sender, entity_id, component_id, sequence, server_time, size
-    Span<const uint8_t> payload;
-
-    MessageKind kind() const noexcept { return static_cast<MessageKind>(header.kind); }
-};
-
-/// The bytes of a string, as a payload (no terminating NUL).
-inline Span<const uint8_t> bytes_of(std::string_view text) noexcept {
-    return Span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
-}
 
 class Client {
 public:
@@ -906,6 +1042,18 @@ public:
         uint8_t holds = 0;
         const NetsyncResult code = netsync_client_holds(native(), entity_id, &holds);
         return detail::result_of(code, holds != 0);
+    }
+    /// Who holds an entity's send right, as the relay last announced it.
+    struct Holder {
+        uint32_t client_id;  // 0: nobody, or the server
+        uint32_t epoch;      // changes so far
+    };
+    /// NETSYNC_ERR_UNKNOWN_ENTITY until the relay has announced one. A claim
+    /// not answered yet is not shown here (holds() says how to act).
+    Result<Holder> try_holder(uint64_t entity_id) const {
+        Holder h{0, 0};
+        const NetsyncResult code = netsync_client_holder(native(), entity_id, &h.client_id, &h.epoch);
+        return detail::result_of(code, h);
     }
     /// The true state of an entity this client holds, this frame.
     Status try_set_entity_state(const Sample& state) {
@@ -1021,22 +1169,10 @@ public:
     /// The next received message, or nullopt. The payload buffer grows to
     /// fit (messages arrive with ticks: poll after tick, every frame).
     Result<std::optional<MessageView>> try_poll_message() {
-        if (messages_.empty()) messages_.resize(1024);
-        for (int attempt = 0;; ++attempt) {
-            NetsyncMessage head{};
-            bool has = false;
-            const NetsyncResult code =
-                netsync_client_poll_message(native(), &head, messages_.data(), messages_.size(), &has);
-            if (code == NETSYNC_OK) {
-                if (!has) return Result<std::optional<MessageView>>(std::nullopt);
-                return Result<std::optional<MessageView>>(
-                    MessageView{head, Span<const uint8_t>(messages_.data(), head.size)});
-            }
-            if (code != NETSYNC_ERR_BUFFER_TOO_SMALL || attempt >= 2 || head.size <= messages_.size()) {
-                return Error::last(code);
-            }
-            messages_.resize(head.size);
-        }
+        NetsyncClient* handle = native();
+        return detail::poll_message(messages_, [&](NetsyncMessage* head, uint8_t* data, std::size_t cap, bool* has) {
+            return netsync_client_poll_message(handle, head, data, cap, has);
+        });
     }
 
 #if NETSYNC_HPP_EXCEPTIONS
@@ -1051,6 +1187,7 @@ public:
     void report_collision(uint64_t mine, uint64_t other) { try_report_collision(mine, other).value(); }
     void report_at_rest(uint64_t entity_id) { try_report_at_rest(entity_id).value(); }
     bool holds(uint64_t entity_id) const { return try_holds(entity_id).value(); }
+    Holder holder(uint64_t entity_id) const { return try_holder(entity_id).value(); }
     void set_entity_state(const Sample& state) { try_set_entity_state(state).value(); }
     void set_entity_states(Span<const Sample> states) { try_set_entity_states(states).value(); }
     Span<const Transform> tick(double now) { return try_tick(now).value(); }

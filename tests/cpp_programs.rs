@@ -1,8 +1,9 @@
 //! The C++ layer without an engine: compiles include/netsync.hpp and
 //! include/netsync_unreal_convert.hpp with a test program (tests/cpp/)
 //! under g++ -std=c++17 with warnings as errors, links it to the real
-//! cdylib and runs it: a relay and two clients on loopback, a collision
-//! claim, errors as exceptions, the Unreal conversions. A second program
+//! cdylib and runs it: a relay and two clients on loopback, the embedded
+//! server's calls, a collision claim, errors as exceptions, the Unreal
+//! conversions. A second program
 //! builds the wrapper as Unreal does by default, without exceptions or
 //! RTTI. A missing g++ fails the test; it never skips.
 
@@ -130,10 +131,11 @@ fn run(exe: &Path) -> String {
 fn wrapper_program_runs_a_relay_two_clients_and_a_claim() {
     let stdout = run(&build("wrapper_test.cpp", &[]));
     for checked in [
-        "relay + two clients",
-        "collision claim",
-        "error as exception: NETSYNC_ERR_INVALID_ARGUMENT",
-        "round trips within float precision",
+        "ok: relay + two clients",
+        "ok: embedded server",
+        "ok: collision claim",
+        "ok: error as exception: NETSYNC_ERR_INVALID_ARGUMENT",
+        "ok: round trips within float precision",
     ] {
         assert!(
             stdout.contains(checked),

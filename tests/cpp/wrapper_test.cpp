@@ -39,10 +39,14 @@ static int failed = 0;
         }                                                   \
     } while (0)
 
+// Prints what a section checked: "ok:" when none of its checks failed
+// since the previous report, else "NOT ok:".
 static void report(const char* format, ...) {
+    static int failed_before = 0;
     std::va_list args;
     va_start(args, format);
-    std::printf("ok: ");
+    std::printf(failed > failed_before ? "NOT ok: " : "ok: ");
+    failed_before = failed;
     std::vprintf(format, args);
     std::printf("\n");
     va_end(args);
@@ -416,6 +420,7 @@ struct Session {
     netsync::Server relay;
     netsync::Client a, b;
     Seen seen_a, seen_b;
+    std::vector<uint32_t> joined;  // client ids the relay's events announced
     netsync::Span<const NetsyncTransform> on_a, on_b;
 
     Session() {
@@ -433,6 +438,9 @@ struct Session {
         on_b = b.tick(now);
         a.drain_events([&](const netsync::ClientEvent& e) { seen_a.on(e); });
         b.drain_events([&](const netsync::ClientEvent& e) { seen_b.on(e); });
+        relay.drain_events([&](const netsync::ServerEvent& e) {
+            if (netsync::kind_of(e) == netsync::ServerEventKind::ClientJoined) joined.push_back(e.client_id);
+        });
     }
 
     bool wait_connected() {
@@ -513,23 +521,76 @@ static void test_two_clients_exchange_transforms() {
 
     // A global command reaches both clients, with its bytes.
     s.a.send_global_command(netsync::bytes_of("honk"));
-    std::string got_a, got_b;
-    const auto drain = [](netsync::Client& c, std::string& into) {
+    // Every global command a client received, in order.
+    std::vector<std::string> commands_a, commands_b;
+    const auto drain = [](netsync::Client& c, std::vector<std::string>& into) {
         while (std::optional<netsync::MessageView> m = c.poll_message()) {
             if (m->kind() == netsync::MessageKind::GlobalCommand) {
-                into.assign(reinterpret_cast<const char*>(m->payload.data()), m->payload.size());
+                into.emplace_back(reinterpret_cast<const char*>(m->payload.data()), m->payload.size());
             }
         }
+    };
+    const auto has = [](const std::vector<std::string>& v, const char* text) {
+        return std::find(v.begin(), v.end(), text) != v.end();
     };
     pump("the global command on both clients", 5.0,
          [&](double now) {
              s.step(now);
-             drain(s.a, got_a);
-             drain(s.b, got_b);
+             drain(s.a, commands_a);
+             drain(s.b, commands_b);
          },
-         [&] { return !got_a.empty() && !got_b.empty(); });
-    EXPECT(got_a == "honk" && got_b == "honk", "commands '%s' '%s'", got_a.c_str(), got_b.c_str());
+         [&] { return has(commands_a, "honk") && has(commands_b, "honk"); });
+    EXPECT(commands_a == commands_b && commands_a.size() == 1, "both clients got the one command");
     report("global command delivered to both clients through poll_message");
+
+    // The embedded server: its clock, a server-owned entity it moves, and
+    // commands both ways.
+    EXPECT(std::find(s.joined.begin(), s.joined.end(), s.seen_a.client_id) != s.joined.end() &&
+               std::find(s.joined.begin(), s.joined.end(), s.seen_b.client_id) != s.joined.end(),
+           "the relay announced both clients (%zu joins)", s.joined.size());
+    const double relay_time = s.relay.time();
+    const std::optional<double> client_time = s.b.server_time(now_s());
+    EXPECT(client_time && std::fabs(*client_time - relay_time) < 0.05, "B's estimate of the relay clock: %g vs %g",
+           client_time.value_or(-1.0), relay_time);
+    const uint64_t platform = 500;
+    const ue::Vector platform_at{-300, 0, 250};
+    bool a_sees_platform = false, b_sees_platform = false;
+    pump("both clients to show the server's platform", 5.0,
+         [&](double now) {
+             s.relay.set_entity_state(ue::sample_to_core(platform, platform_at, ue_yaw(0.5)));
+             s.step(now);
+             for (int c = 0; c < 2; ++c) {
+                 if (const NetsyncTransform* t = find(c == 0 ? s.on_a : s.on_b, platform)) {
+                     const bool near = dist(d3(ue::pose_from_core(*t).Location), d3(platform_at)) < 0.01;
+                     (c == 0 ? a_sees_platform : b_sees_platform) = near;
+                 }
+             }
+         },
+         [&] { return a_sees_platform && b_sees_platform; });
+    s.relay.send_global_command(netsync::bytes_of("from the server"));
+    s.b.send_global_command(netsync::bytes_of("to the server"));
+    std::string server_got;
+    uint32_t server_sender = 0;
+    pump("commands from and to the embedded server", 5.0,
+         [&](double now) {
+             s.step(now);
+             drain(s.a, commands_a);
+             drain(s.b, commands_b);
+             while (std::optional<netsync::MessageView> m = s.relay.poll_message()) {
+                 if (m->kind() == netsync::MessageKind::GlobalCommand) {
+                     server_got.assign(reinterpret_cast<const char*>(m->payload.data()), m->payload.size());
+                     server_sender = m->header.sender;
+                 }
+             }
+         },
+         [&] { return has(commands_a, "from the server") && has(commands_b, "to the server") && server_got == "to the server"; });
+    EXPECT(commands_a == commands_b, "both clients saw the commands in one order");
+    EXPECT(server_sender == s.seen_b.client_id, "the server saw the command from B (sender %u)", server_sender);
+    s.relay.remove_entity(platform);
+    pump("the platform to go", 5.0, [&](double now) { s.step(now); },
+         [&] { return find(s.on_a, platform) == nullptr && find(s.on_b, platform) == nullptr; });
+    report("embedded server: both joins announced, clock shared, a server-owned platform shown by both clients and "
+           "removed, global commands from and to the server");
 
     // Invalid input on a live client: the native code and message.
     try {
@@ -584,6 +645,9 @@ static void test_collision_claim() {
     pump("the right to move from A to B", 5.0, frame,
          [&] { return Seen::has(s.seen_b.gained, ball) && Seen::has(s.seen_a.lost, ball); });
     EXPECT(!s.a.holds(ball) && s.b.holds(ball), "B holds the ball now");
+    const netsync::Client::Holder seen_by_a = s.a.holder(ball);
+    EXPECT(seen_by_a.client_id == s.seen_b.client_id && seen_by_a.epoch >= 2, "A hears B holds it (client %u, epoch %u)",
+           seen_by_a.client_id, seen_by_a.epoch);
     pump("A to show B's ball", 5.0, frame, [&] {
         const NetsyncTransform* t = find(s.on_a, ball);
         return t != nullptr && dist(d3(ue::pose_from_core(*t).Location), d3(ball_at_b)) < 0.01;
