@@ -3,7 +3,7 @@
  * Engine-independent and header-only (C++17): it reads any type with
  * members X, Y, Z [, W] (FVector, FQuat, or the plain structs below),
  * returns plain structs, and as<FVector>() / as<FQuat>() build engine
- * types from them. Include it after netsync.h (or netsync.hpp).
+ * types from them. It needs only netsync.h (for the plain structs).
  *
  * Unreal: centimetres (WorldSettings' WorldToMeters, 100 by default),
  *         double precision, left-handed: X forward, Y right, Z up.
