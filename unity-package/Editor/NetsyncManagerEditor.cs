@@ -38,9 +38,7 @@ namespace Netsync.Editor
             EditorGUILayout.HelpBox(NetsyncStatsOverlay.Describe(manager.Stats, manager.IsConnected), MessageType.None);
             if (manager.Relay != null)
             {
-                var r = manager.RelayStats;
-                EditorGUILayout.HelpBox("hosted relay: " + r.clients + " clients, " + r.entities + " entities, " +
-                                        r.bytes_sent / 1024 + " KiB sent", MessageType.None);
+                EditorGUILayout.HelpBox(NetsyncStatsOverlay.DescribeRelay(manager.RelayStats, manager.relayPort), MessageType.None);
             }
             EditorGUILayout.LabelField("Synced objects", EditorStyles.boldLabel);
             foreach (var pair in manager.SyncedObjects)

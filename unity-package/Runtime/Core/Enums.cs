@@ -192,6 +192,43 @@ namespace Netsync
         ComponentState = NativeMethods.NETSYNC_MESSAGE_COMPONENT_STATE,
     }
 
+    /// <summary>Who holds a neutral object before anyone hit it
+    /// (<see cref="NetsyncServerConfig.NeutralInitialHolder"/>).</summary>
+    public enum NeutralInitialHolder : uint
+    {
+        /// <summary>The first client that registers it simulates it (first ready, first served).</summary>
+        FirstReady = NativeMethods.NETSYNC_NEUTRAL_FIRST_READY,
+        /// <summary>Nobody, until a client claims it by a collision; the relay keeps its last state.</summary>
+        Nobody = NativeMethods.NETSYNC_NEUTRAL_NOBODY,
+    }
+
+    /// <summary>What a <see cref="NetsyncServerEvent"/> reports.</summary>
+    public enum ServerEventKind : uint
+    {
+        /// <summary>A client was admitted (<c>client_id</c>).</summary>
+        ClientJoined = NativeMethods.NETSYNC_SERVER_EVENT_CLIENT_JOINED,
+        /// <summary>A client left or timed out (<c>client_id</c>).</summary>
+        ClientLeft = NativeMethods.NETSYNC_SERVER_EVENT_CLIENT_LEFT,
+        /// <summary>The relay refused a queued call about <c>entity_id</c> (see <see cref="CallRefusal"/>).</summary>
+        CallRefused = NativeMethods.NETSYNC_SERVER_EVENT_CALL_REFUSED,
+    }
+
+    /// <summary>Why the relay refused a call of its embedded server (<see cref="RelayServer.CallRefused"/>).</summary>
+    public enum CallRefusal : uint
+    {
+        None = 0,
+        /// <summary>A client registered the entity (controlled or neutral): it is not server-owned.</summary>
+        NotServerOwned = NativeMethods.NETSYNC_SERVER_REFUSED_NOT_SERVER_OWNED,
+        /// <summary>No entity with that id.</summary>
+        UnknownEntity = NativeMethods.NETSYNC_SERVER_REFUSED_UNKNOWN_ENTITY,
+        /// <summary>Nobody holds the entity, so nobody can take the command.</summary>
+        NoHolder = NativeMethods.NETSYNC_SERVER_REFUSED_NO_HOLDER,
+        /// <summary>The payload is over <see cref="NetsyncLibrary.MaxPayload"/>.</summary>
+        TooLarge = NativeMethods.NETSYNC_SERVER_REFUSED_TOO_LARGE,
+        /// <summary>Over a configured limit (components per entity).</summary>
+        Limit = NativeMethods.NETSYNC_SERVER_REFUSED_LIMIT,
+    }
+
     /// <summary>Flags of <see cref="SyncClient.SetInterest(InterestFlags, byte, uint, ReadOnlySpan{uint})"/>.</summary>
     [Flags]
     public enum InterestFlags : uint

@@ -214,6 +214,43 @@ namespace Netsync.Native
             NetsyncLibrary.Check(NativeMethods.netsync_server_config_default(&config));
             return config;
         }
+
+        /// <summary>Who holds a neutral object before anyone hit it (<c>neutral_initial_holder</c>).</summary>
+        public NeutralInitialHolder NeutralInitialHolder
+        {
+            get { return (NeutralInitialHolder)neutral_initial_holder; }
+            set { neutral_initial_holder = (uint)value; }
+        }
+
+        /// <summary>
+        /// False when <c>server_inbox_capacity</c> is 0: the relay then keeps
+        /// nothing for a game (a standalone relay), and every game call of
+        /// <see cref="RelayServer"/> (entities, commands, polls) fails with
+        /// NETSYNC_ERR_WRONG_STATE.
+        /// </summary>
+        public bool HasGameSide
+        {
+            get { return server_inbox_capacity != 0; }
+        }
+    }
+
+    public partial struct NetsyncServerEvent
+    {
+        public ServerEventKind Kind
+        {
+            get { return (ServerEventKind)kind; }
+        }
+
+        /// <summary>CallRefused: why.</summary>
+        public CallRefusal CallRefusal
+        {
+            get { return kind == NativeMethods.NETSYNC_SERVER_EVENT_CALL_REFUSED ? (CallRefusal)reason : Netsync.CallRefusal.None; }
+        }
+
+        public override string ToString()
+        {
+            return Kind + " client=" + client_id + " entity=" + entity_id + " reason=" + reason;
+        }
     }
 
     public unsafe partial struct NetsyncTimelineConfig

@@ -15,7 +15,8 @@ namespace Netsync
         public const uint BindingsAbiMajor = NativeMethods.NETSYNC_ABI_VERSION_MAJOR;
 
         /// <summary>ABI minor these bindings were generated for: a library
-        /// with an older minor lacks functions these bindings call.</summary>
+        /// with an older minor lacks functions these bindings call, and
+        /// before 1.0 any other minor may lay its structs out differently.</summary>
         public const uint BindingsAbiMinor = NativeMethods.NETSYNC_ABI_VERSION_MINOR;
 
         // The three sizes below are `usize` constants in the C ABI, which the
@@ -30,7 +31,7 @@ namespace Netsync
         public const int MaxPayload = 960;
 
         /// <summary>Most region ids one client may subscribe to (NETSYNC_MAX_REGIONS).</summary>
-        public const int MaxRegions = 256;
+        public const int MaxRegions = 192;
 
         static int s_checked; // 1 once the loaded library passed the check
 
@@ -47,7 +48,8 @@ namespace Netsync
         /// <summary>
         /// Loads the native library (first call) and refuses it when its ABI
         /// major differs from <see cref="BindingsAbiMajor"/> or its minor is
-        /// older than <see cref="BindingsAbiMinor"/>. Every netsync object
+        /// older than <see cref="BindingsAbiMinor"/> (before 1.0: differs from
+        /// it). Every netsync object
         /// calls this before its first native call; cheap afterwards.
         /// </summary>
         /// <exception cref="NetsyncLibraryException">missing library or ABI mismatch.</exception>

@@ -77,7 +77,7 @@ namespace Netsync
                 s_live.Clear();
             }
             var live = alive.ToArray();
-            // Clients before servers: a client's goodbye still finds its relay.
+            // Clients before servers: their network threads stop while the relay they talk to still runs.
             Array.Sort(live, (a, b) => Rank(a).CompareTo(Rank(b)));
             List<Exception> failures = null;
             foreach (var owner in live)

@@ -11,10 +11,12 @@ namespace Netsync
     public sealed unsafe partial class RelayServer : IDisposable
     {
         readonly ServerHandle _handle;
+        readonly NetsyncServerConfig _config;
 
-        RelayServer(ServerHandle handle)
+        RelayServer(ServerHandle handle, NetsyncServerConfig config)
         {
             _handle = handle;
+            _config = config;
             NetsyncRuntime.Track(this);
         }
 
@@ -26,7 +28,9 @@ namespace Netsync
             return Start(config, bindIp);
         }
 
-        /// <summary>Starts a relay and returns once its socket is bound.</summary>
+        /// <summary>Starts a relay and returns once its socket is bound. Its game
+        /// side (server-owned entities, commands, events: RelayServer.Game.cs,
+        /// .Messages.cs, .Events.cs) is there unless <c>server_inbox_capacity</c> is 0.</summary>
         /// <param name="config">Start from <see cref="NetsyncServerConfig.CreateDefault"/>.</param>
         /// <param name="bindIp">"0.0.0.0", "127.0.0.1", "::"; null means "0.0.0.0".</param>
         /// <exception cref="NetsyncException">NETSYNC_ERR_IO when the port is taken,
@@ -48,7 +52,7 @@ namespace Netsync
                 throw NetsyncLibrary.Failure(result);
             }
             handle.Adopt((IntPtr)native);
-            return new RelayServer(handle);
+            return new RelayServer(handle, config);
         }
 
         /// <summary>The native handle, for calls through <see cref="NativeMethods"/> directly.</summary>
@@ -60,6 +64,23 @@ namespace Netsync
         public bool IsDisposed
         {
             get { return _handle.IsClosed; }
+        }
+
+        /// <summary>The settings this relay was started with (<c>port</c> as asked: 0 stays 0; see <see cref="Port"/>).</summary>
+        public NetsyncServerConfig Config
+        {
+            get { return _config; }
+        }
+
+        /// <summary>
+        /// True when this relay has a game side (<c>server_inbox_capacity</c> &gt; 0,
+        /// the default): it can move server-owned entities, send commands and
+        /// hands this process commands and events. False: every one of those
+        /// calls fails with NETSYNC_ERR_WRONG_STATE.
+        /// </summary>
+        public bool HasGameSide
+        {
+            get { return _config.HasGameSide; }
         }
 
         /// <summary>The UDP port the relay listens on.</summary>
@@ -76,6 +97,7 @@ namespace Netsync
             }
         }
 
+        /// <summary>The relay's counters: clients, traffic, refusals, claims, commands, dropped server messages.</summary>
         public NetsyncServerStats Stats
         {
             get

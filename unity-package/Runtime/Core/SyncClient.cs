@@ -135,6 +135,36 @@ namespace Netsync
             return holds != 0;
         }
 
+        /// <summary>
+        /// Who holds the entity's send right as the relay last announced it:
+        /// <paramref name="holderClientId"/> is a client id (compare it with the
+        /// id of <see cref="Connected"/>), 0 for nobody or the server;
+        /// <paramref name="epoch"/> counts the changes of hands so far. False
+        /// (no exception) until the relay has announced the entity, which it
+        /// does for every registered one. A claim of this client that the
+        /// relay has not answered yet is not shown here: <see cref="Holds"/>
+        /// says whether this client acts as the holder.
+        /// </summary>
+        public bool TryGetHolder(ulong entityId, out uint holderClientId, out uint epoch)
+        {
+            uint holder, e;
+            NetsyncResult result;
+            using (var l = _handle.Acquire())
+            {
+                result = NativeMethods.netsync_client_holder((NetsyncClient*)l.Pointer, entityId, &holder, &e);
+            }
+            if (result == NetsyncResult.NETSYNC_ERR_UNKNOWN_ENTITY)
+            {
+                holderClientId = 0;
+                epoch = 0;
+                return false;
+            }
+            NetsyncLibrary.Check(result);
+            holderClientId = holder;
+            epoch = e;
+            return true;
+        }
+
         /// <summary>The true state of an owned (or held) entity this frame; sent at the send rate when worth it.</summary>
         /// <exception cref="NetsyncException">NETSYNC_ERR_INVALID_ARGUMENT for NaN, infinite or zero-rotation states.</exception>
         public void SetEntityState(in NetsyncSample state)

@@ -35,6 +35,34 @@ namespace Netsync.Unity
         [Tooltip("Address the hosted relay listens on: 0.0.0.0 for every interface, 127.0.0.1 for this machine only.")]
         public string hostBindAddress = "0.0.0.0";
 
+        [Header("Hosted relay")]
+        [Tooltip("Most clients the hosted relay admits.")]
+        [Min(1)]
+        public int relayMaxClients = 1024;
+
+        [Tooltip("Silence (s) after which the hosted relay drops a client, 0.5 to 600.")]
+        [Range(0.5f, 600f)]
+        public float relayIdleTimeout = 5f;
+
+        [Tooltip("Interest grid cell edge on the x-z plane (m); 0: no grid (regions and global views only).")]
+        [Min(0)]
+        public float relayCellSize = 50f;
+
+        [Tooltip("Claims on an object are refused this long (s) after it changed hands, 0 to 60.")]
+        [Range(0f, 60f)]
+        public float relayClaimCooldown = 0.3f;
+
+        [Tooltip("A held neutral object whose holder sends no movement this long (s) returns to nobody; 0: never.")]
+        [Range(0f, 3600f)]
+        public float relayRestTimeout = 2f;
+
+        [Tooltip("Who simulates a neutral object before anyone hit it: the first client that registers it, or nobody.")]
+        public NeutralInitialHolder relayNeutralInitialHolder = NeutralInitialHolder.FirstReady;
+
+        [Tooltip("Most commands for the server kept until this host handles them (Relay events, dispatched every frame). 0: no game side (no server-owned entities, no server commands or events).")]
+        [Min(0)]
+        public int relayInboxCapacity = 65536;
+
         [Header("Interpolation")]
         public InterpolationMode interpolationMode = InterpolationMode.Adaptive;
 
@@ -170,6 +198,16 @@ namespace Netsync.Unity
         /// <summary>A global command: every machine gets it once, in the same order.</summary>
         public event GlobalCommandHandler GlobalCommandReceived;
 
+        /// <summary>
+        /// The hosted relay started (<see cref="hostRelay"/>). Subscribe to its
+        /// events here (<see cref="RelayServer.ClientJoined"/>,
+        /// <see cref="RelayServer.ComponentCommandReceived"/>...): the manager
+        /// dispatches them once a frame on the main thread. It starts in the
+        /// manager's Start, before other objects' Start: subscribe in Awake or
+        /// OnEnable, or read <see cref="Relay"/>.
+        /// </summary>
+        public event Action<RelayServer> RelayStarted;
+
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
         static void ResetStatics()
         {
@@ -243,6 +281,21 @@ namespace Netsync.Unity
             return config;
         }
 
+        /// <summary>The hosted relay's settings the Inspector fields describe.</summary>
+        public NetsyncServerConfig BuildRelayConfig()
+        {
+            var config = NetsyncServerConfig.CreateDefault();
+            config.port = (ushort)relayPort;
+            config.max_clients = (uint)Mathf.Max(1, relayMaxClients);
+            config.idle_timeout = relayIdleTimeout;
+            config.cell_size = relayCellSize;
+            config.claim_cooldown = relayClaimCooldown;
+            config.rest_timeout = relayRestTimeout;
+            config.NeutralInitialHolder = relayNeutralInitialHolder;
+            config.server_inbox_capacity = (uint)Mathf.Max(0, relayInboxCapacity);
+            return config;
+        }
+
         /// <summary>
         /// Starts the hosted relay (when <see cref="hostRelay"/>) and starts
         /// connecting; returns at once. Errors (a taken port, a bad setting)
@@ -258,9 +311,12 @@ namespace Netsync.Unity
             {
                 if (hostRelay && (Relay == null || Relay.IsDisposed))
                 {
-                    var relayConfig = NetsyncServerConfig.CreateDefault();
-                    relayConfig.port = (ushort)relayPort;
-                    Relay = RelayServer.Start(relayConfig, hostBindAddress);
+                    Relay = RelayServer.Start(BuildRelayConfig(), hostBindAddress);
+                    var started = RelayStarted;
+                    if (started != null)
+                    {
+                        started(Relay);
+                    }
                 }
                 string host = hostRelay ? "127.0.0.1" : relayAddress;
                 Client = SyncClient.Connect(Endpoint(host, relayPort), BuildClientConfig());
@@ -401,6 +457,15 @@ namespace Netsync.Unity
             if (Client == null)
             {
                 return; // a handler disconnected
+            }
+            // 4. The hosted relay's events and commands for the server.
+            if (Relay != null && Relay.HasGameSide)
+            {
+                Relay.Dispatch();
+            }
+            if (Client == null)
+            {
+                return;
             }
             _stats = Client.Stats;
             if (Relay != null)

@@ -6,8 +6,9 @@ namespace Netsync.Unity
 {
     /// <summary>
     /// An on-screen panel with the connection's RTT, jitter, render delay,
-    /// loss and bandwidth, and a label over each synced object naming who
-    /// holds its send right. Add it anywhere in the scene.
+    /// loss and bandwidth (and a hosted relay's counters), and a label over
+    /// each synced object naming who holds its send right (the holder's
+    /// client id, as the relay announced it). Add it anywhere in the scene.
     /// </summary>
     [AddComponentMenu("Netsync/Stats Overlay")]
     public sealed class NetsyncStatsOverlay : MonoBehaviour
@@ -55,6 +56,19 @@ namespace Netsync.Unity
                 s.states_sent, s.states_skipped);
         }
 
+        /// <summary>The panel's lines for a hosted relay's counters (also used by the Inspector).</summary>
+        public static string DescribeRelay(NetsyncServerStats r, int port)
+        {
+            var c = CultureInfo.InvariantCulture;
+            return string.Format(c,
+                "relay :{0}: {1} clients, {2} entities, up {3} KiB, down {4} KiB\n" +
+                "claims granted {5}, refused {6}; commands {7} (duplicates {8}, refused {9})\n" +
+                "component states {10}, interest removals {11}, server inbox dropped {12}",
+                port, r.clients, r.entities, r.bytes_sent / 1024, r.bytes_received / 1024,
+                r.claims_granted, r.claims_refused, r.commands, r.commands_duplicate, r.commands_refused,
+                r.component_states, r.interest_removals, r.server_messages_dropped + r.server_events_dropped);
+        }
+
         void OnGUI()
         {
             var manager = NetsyncManager.Instance;
@@ -67,9 +81,7 @@ namespace Netsync.Unity
                 string text = manager.Client == null ? "netsync: not connected" : Describe(manager.Stats, manager.IsConnected);
                 if (manager.Relay != null)
                 {
-                    var r = manager.RelayStats;
-                    text += string.Format(CultureInfo.InvariantCulture, "\nrelay :{0}: {1} clients, {2} entities",
-                        manager.relayPort, r.clients, r.entities);
+                    text += "\n" + DescribeRelay(manager.RelayStats, manager.relayPort);
                 }
                 var content = new GUIContent(text);
                 Vector2 size = GUI.skin.box.CalcSize(content);

@@ -162,6 +162,24 @@ namespace Netsync.Unity
             get { return IsAttached && HoldsRight; }
         }
 
+        /// <summary>
+        /// Who holds the object's send right as the relay last announced it:
+        /// a client id (this machine's is <see cref="NetsyncManager.ClientId"/>),
+        /// 0 for nobody or the server. False while detached, and until the
+        /// relay has announced the object. A claim of this machine that the
+        /// relay has not answered yet is not shown: see <see cref="HoldsRight"/>.
+        /// </summary>
+        public bool TryGetHolder(out uint holderClientId)
+        {
+            uint epoch;
+            if (!IsAttached)
+            {
+                holderClientId = 0;
+                return false;
+            }
+            return _client.TryGetHolder(EntityId, out holderClientId, out epoch);
+        }
+
         /// <summary>Who holds the object's send right, for Inspectors and overlays.</summary>
         public string HolderDescription
         {
@@ -179,13 +197,29 @@ namespace Netsync.Unity
                 {
                     case SyncRole.Controlled:
                         return "this client (controlled)";
-                    case SyncRole.Neutral:
-                        return _holds ? "this client (holds the right)" : "another client, or at rest";
                     case SyncRole.ServerOwned:
                         return "the server";
-                    default:
-                        return "its remote owner";
+                    case SyncRole.Neutral:
+                        if (_holds)
+                        {
+                            return "this client (holds the right)";
+                        }
+                        break;
                 }
+                uint holder;
+                if (!TryGetHolder(out holder))
+                {
+                    return role == SyncRole.Neutral ? "not announced yet" : "its remote owner";
+                }
+                if (holder == 0)
+                {
+                    return role == SyncRole.Neutral ? "nobody" : "nobody, or the server";
+                }
+                if (_manager != null && holder == _manager.ClientId)
+                {
+                    return "this client (client " + holder + ")";
+                }
+                return "client " + holder;
             }
         }
 

@@ -73,6 +73,9 @@ namespace Netsync.Tests
             { "NETSYNC_REMOVED_", typeof(RemovalReason) },
             { "NETSYNC_MESSAGE_", typeof(MessageKind) },
             { "NETSYNC_INTEREST_", typeof(InterestFlags) },
+            { "NETSYNC_NEUTRAL_", typeof(NeutralInitialHolder) },
+            { "NETSYNC_SERVER_EVENT_", typeof(ServerEventKind) },
+            { "NETSYNC_SERVER_REFUSED_", typeof(CallRefusal) },
         };
 
         [Test]
@@ -130,6 +133,10 @@ namespace Netsync.Tests
             Assert.AreEqual(64, sizeof(NetsyncSample));
             Assert.AreEqual(40, sizeof(NetsyncTransform));
             Assert.AreEqual(24, sizeof(NetsyncClientEvent));
+            Assert.AreEqual(48, sizeof(NetsyncMessage));
+            Assert.AreEqual(72, sizeof(NetsyncServerConfig));
+            Assert.AreEqual(21 * 8, sizeof(NetsyncServerStats));
+            Assert.AreEqual(24, sizeof(NetsyncServerEvent));
             // Documented defaults read through the structs: a wrong offset
             // before a field shows up as garbage in it.
             var server = NetsyncServerConfig.CreateDefault();
@@ -138,6 +145,13 @@ namespace Netsync.Tests
             Assert.AreEqual(19200, server.budget_per_tick);
             Assert.AreEqual(1024, server.max_clients);
             Assert.AreEqual(4096, server.max_entities_per_client);
+            Assert.AreEqual(5.0, server.idle_timeout);
+            Assert.AreEqual(50f, server.cell_size);
+            Assert.AreEqual(0.3, server.claim_cooldown, 1e-12);
+            Assert.AreEqual(2.0, server.rest_timeout);
+            Assert.AreEqual(NeutralInitialHolder.FirstReady, server.NeutralInitialHolder);
+            Assert.AreEqual(65536, server.server_inbox_capacity);
+            Assert.IsTrue(server.HasGameSide);
             var timeline = NetsyncTimelineConfig.CreateDefault();
             Assert.AreEqual(InterpolationMode.Adaptive, timeline.Mode);
             Assert.AreEqual(64, timeline.max_samples_per_entity);
@@ -179,6 +193,30 @@ namespace Netsync.Tests
             {
                 var c = NetsyncServerConfig.CreateDefault();
                 c.idle_timeout = 0.1;
+                RelayServer.Start(c, "127.0.0.1").Dispose();
+            });
+            ExpectRefusal("cell_size must be 0 (no grid) ..= 1e6 m", () =>
+            {
+                var c = NetsyncServerConfig.CreateDefault();
+                c.cell_size = -1f;
+                RelayServer.Start(c, "127.0.0.1").Dispose();
+            });
+            ExpectRefusal("claim_cooldown must be 0..=60 s", () =>
+            {
+                var c = NetsyncServerConfig.CreateDefault();
+                c.claim_cooldown = 61;
+                RelayServer.Start(c, "127.0.0.1").Dispose();
+            });
+            ExpectRefusal("rest_timeout must be 0 (never) ..= 3600 s", () =>
+            {
+                var c = NetsyncServerConfig.CreateDefault();
+                c.rest_timeout = double.NaN;
+                RelayServer.Start(c, "127.0.0.1").Dispose();
+            });
+            ExpectRefusal("neutral_initial_holder 7 is not a NETSYNC_NEUTRAL_* value", () =>
+            {
+                var c = NetsyncServerConfig.CreateDefault();
+                c.neutral_initial_holder = 7;
                 RelayServer.Start(c, "127.0.0.1").Dispose();
             });
         }

@@ -141,6 +141,63 @@ namespace Netsync.Tests
         }
 
         [Test]
+        public void TryGetHolderShowsTheClaimantOnTheOtherClients()
+        {
+            using (var relay = TestSupport.StartRelay())
+            using (var a = TestSupport.ConnectTo(relay))
+            using (var b = TestSupport.ConnectTo(relay))
+            using (var c = TestSupport.ConnectTo(relay))
+            {
+                uint idA = 0, idB = 0;
+                a.Connected += id => idA = id;
+                b.Connected += id => idB = id;
+                var gainedB = new List<ulong>();
+                b.RightGained += gainedB.Add;
+                TestSupport.WaitConnected(a, b, c);
+
+                const ulong carB = 20, ball = 101;
+                uint holder, epoch;
+                Assert.IsFalse(c.TryGetHolder(ball, out holder, out epoch), "not announced yet");
+                Assert.AreEqual(0u, holder);
+                a.RegisterEntity(ball, EntityKind.Neutral); // first ready: A holds it
+                b.RegisterEntity(carB);
+                Action<double> frame = now =>
+                {
+                    b.SetEntityState(carB, new NetsyncVec3(2, 0, 0), NetsyncQuat.Identity);
+                    if (a.Holds(ball))
+                    {
+                        a.SetEntityState(ball, new NetsyncVec3(-1, 0, 0), NetsyncQuat.Identity);
+                    }
+                    if (b.Holds(ball))
+                    {
+                        b.SetEntityState(ball, new NetsyncVec3(1, 0, 0), NetsyncQuat.Identity);
+                    }
+                    TestSupport.Step(now, a, b, c);
+                };
+                TestSupport.Pump("C and B to hear that A holds the ball", 5.0, frame,
+                    () => c.TryGetHolder(ball, out holder, out epoch) && holder == idA &&
+                          b.TryGetHolder(ball, out holder, out epoch) && holder == idA);
+                c.TryGetHolder(ball, out holder, out epoch);
+                uint epochBefore = epoch;
+
+                b.ReportCollision(carB, ball);
+                TestSupport.Pump("B's claim to be granted", 5.0, frame, () => gainedB.Contains(ball));
+                TestSupport.Pump("C and A to name B as the holder", 5.0, frame,
+                    () => c.TryGetHolder(ball, out holder, out epoch) && holder == idB &&
+                          a.TryGetHolder(ball, out holder, out epoch) && holder == idB);
+                c.TryGetHolder(ball, out holder, out epoch);
+                Assert.AreEqual(idB, holder);
+                Assert.IsTrue(epoch > epochBefore, "the epoch counts the change: " + epochBefore + " -> " + epoch);
+                uint epochOnA;
+                Assert.IsTrue(a.TryGetHolder(ball, out holder, out epochOnA));
+                Assert.AreEqual(epoch, epochOnA, "one epoch everywhere");
+                Assert.IsTrue(b.TryGetHolder(ball, out holder, out epoch));
+                Assert.AreEqual(idB, holder);
+                TestSupport.Pump("the relay to count the claim", 1.0, now => { }, () => relay.Stats.claims_granted >= 1);
+            }
+        }
+
+        [Test]
         public void AClaimOnAControlledEntityIsRefusedWithItsReason()
         {
             using (var relay = TestSupport.StartRelay())

@@ -1,0 +1,84 @@
+using System;
+using Netsync.Native;
+
+namespace Netsync
+{
+    public sealed unsafe partial class RelayServer
+    {
+        /// <summary>Every event, raw, before the typed events below.</summary>
+        public event Action<NetsyncServerEvent> EventReceived;
+
+        /// <summary>A client was admitted; the argument is its client id.</summary>
+        public event Action<uint> ClientJoined;
+
+        /// <summary>A client left, or timed out; its client id.</summary>
+        public event Action<uint> ClientLeft;
+
+        /// <summary>The relay refused a queued call of this server about an entity, and why.</summary>
+        public event Action<ulong, CallRefusal> CallRefused;
+
+        /// <summary>Pops the next event without raising anything; false when none is waiting.</summary>
+        /// <exception cref="NetsyncException">NETSYNC_ERR_WRONG_STATE without a game side (<see cref="HasGameSide"/>).</exception>
+        public bool TryPollEvent(out NetsyncServerEvent serverEvent)
+        {
+            NetsyncServerEvent e;
+            bool has;
+            using (var l = _handle.Acquire())
+            {
+                NetsyncLibrary.Check(NativeMethods.netsync_server_poll_event((NetsyncServer*)l.Pointer, &e, &has));
+            }
+            serverEvent = has ? e : default(NetsyncServerEvent);
+            return has;
+        }
+
+        /// <summary>
+        /// Drains every waiting event and raises the C# events on the calling
+        /// thread; returns how many. A handler that throws stops the drain;
+        /// the remaining events wait for the next call.
+        /// </summary>
+        public int DispatchEvents()
+        {
+            int count = 0;
+            NetsyncServerEvent e;
+            while (TryPollEvent(out e))
+            {
+                count++;
+                Raise(e);
+            }
+            return count;
+        }
+
+        void Raise(NetsyncServerEvent e)
+        {
+            var all = EventReceived;
+            if (all != null)
+            {
+                all(e);
+            }
+            switch (e.Kind)
+            {
+                case ServerEventKind.ClientJoined:
+                    var joined = ClientJoined;
+                    if (joined != null)
+                    {
+                        joined(e.client_id);
+                    }
+                    break;
+                case ServerEventKind.ClientLeft:
+                    var left = ClientLeft;
+                    if (left != null)
+                    {
+                        left(e.client_id);
+                    }
+                    break;
+                case ServerEventKind.CallRefused:
+                    var refused = CallRefused;
+                    if (refused != null)
+                    {
+                        refused(e.entity_id, e.CallRefusal);
+                    }
+                    break;
+            }
+        }
+    }
+}
