@@ -465,3 +465,74 @@ fn a_client_back_on_a_new_connection_takes_its_session_over_at_once() {
     assert_eq!(stats.clients_left, 1, "the old connection was dropped");
     assert_eq!(stats.relay.clients, 2);
 }
+
+/// S2 point 6, checked on the wire: a component registered unsynced sends
+/// nothing (its state and commands are refused locally), while a synced
+/// one on the same entity does reach the other client.
+#[test]
+fn an_unsynced_component_never_reaches_the_wire() {
+    use netsync::client::ClientError;
+    const SYNCED: &[u8] = b"synced-payload-0123456789";
+    const SECRET_STATE: &[u8] = b"unsynced-state-0123456789";
+    const SECRET_COMMAND: &[u8] = b"unsynced-command-0123456";
+    let mut w = World::new(3, NetworkProfile::LAN, 2);
+    w.net.record();
+    w.sims[0].0.register(100).unwrap();
+    w.sims[0].0.register_component(100, 1, true);
+    w.sims[0].0.register_component(100, 2, false);
+    let mut t = 0.0;
+    let mut next_frame = 0.0;
+    let mut sent = false;
+    let mut delivered = Vec::new();
+    while t < 3.0 {
+        w.step(t);
+        if t >= next_frame {
+            next_frame += 1.0 / 60.0;
+            let (c0, _) = &mut w.sims[0];
+            if let Some(st) = c0.server_time(t) {
+                let (p, v) = circle(100, st);
+                c0.set_state(100, Sample::at(st, p, Quat::IDENTITY).with_velocity(v))
+                    .unwrap();
+            }
+            if t > 1.0 && !sent {
+                sent = true;
+                c0.set_component_state(100, 1, SYNCED).unwrap();
+                assert!(matches!(
+                    c0.set_component_state(100, 2, SECRET_STATE),
+                    Err(ClientError::UnsyncedComponent { .. })
+                ));
+                assert!(matches!(
+                    c0.send_component_command(100, 2, SECRET_COMMAND),
+                    Err(ClientError::UnsyncedComponent { .. })
+                ));
+            }
+            for (c, _) in w.sims.iter_mut() {
+                c.tick_with(t, |_, _| {}).unwrap();
+                while c.poll_event().is_some() {}
+            }
+            while let Some(m) = w.sims[1].0.poll_message() {
+                delivered.push(m.data);
+            }
+        }
+        t += 0.002;
+    }
+    assert_eq!(delivered, vec![SYNCED.to_vec()], "the synced state arrives");
+    let sent_by_c0: Vec<Vec<u8>> = w
+        .net
+        .recorded()
+        .into_iter()
+        .filter(|(from, _, _)| w.sockets[0].lock().unwrap().contains(from))
+        .map(|(_, _, bytes)| bytes)
+        .collect();
+    let carries = |needle: &[u8]| {
+        sent_by_c0
+            .iter()
+            .any(|d| d.windows(needle.len()).any(|win| win == needle))
+    };
+    assert!(sent_by_c0.len() > 50, "{} datagrams", sent_by_c0.len());
+    assert!(carries(SYNCED), "the capture misses the synced payload");
+    assert!(!carries(SECRET_STATE), "unsynced state on the wire");
+    assert!(!carries(SECRET_COMMAND), "unsynced command on the wire");
+    let stats = w.relay.stats().relay;
+    assert_eq!((stats.component_states, stats.commands), (1, 0));
+}

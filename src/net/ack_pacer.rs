@@ -357,6 +357,23 @@ impl Pacers {
     pub fn get(&self, addr: &SocketAddr) -> Option<&PeerPacer> {
         self.peers.get(addr)
     }
+
+    /// Sums over every peer (`srtt`: the mean).
+    pub fn totals(&self) -> PacerStats {
+        let mut t = PacerStats::default();
+        for p in self.peers.values() {
+            let s = p.stats();
+            t.bursts += s.bursts;
+            t.ack_requests += s.ack_requests;
+            t.answers += s.answers;
+            t.presumed_lost += s.presumed_lost;
+            t.srtt += s.srtt;
+        }
+        if !self.peers.is_empty() {
+            t.srtt /= self.peers.len() as f64;
+        }
+        t
+    }
 }
 
 #[cfg(test)]

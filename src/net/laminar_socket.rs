@@ -57,6 +57,11 @@ impl<R: RawSocket> RelaySocket<R> {
         self.pacers.get(addr).map(PeerPacer::stats)
     }
 
+    /// Pacing summed over every client.
+    pub fn pacer_totals(&self) -> PacerStats {
+        self.pacers.totals()
+    }
+
     /// Addresses admitted since the last call.
     pub fn take_admitted(&mut self) -> Vec<(SocketAddr, Admission)> {
         std::mem::take(&mut self.admitted)

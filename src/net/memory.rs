@@ -19,6 +19,8 @@ struct State {
     profiles: HashMap<SocketAddr, NetworkProfile>,
     /// Directions cut by the test: (from, to).
     cut: std::collections::HashSet<(SocketAddr, SocketAddr)>,
+    /// Every datagram sent, when recording: (from, to, bytes).
+    recorded: Option<Vec<(SocketAddr, SocketAddr, Vec<u8>)>>,
     seed: u64,
     seq: u64,
     next_port: u16,
@@ -76,6 +78,17 @@ impl MemoryNetwork {
         }
     }
 
+    /// Starts keeping a copy of every datagram sent (what a capture on the
+    /// wire would see, before any loss).
+    pub fn record(&self) {
+        self.lock().recorded.get_or_insert_with(Vec::new);
+    }
+
+    /// The datagrams sent since `record`: (from, to, bytes).
+    pub fn recorded(&self) -> Vec<(SocketAddr, SocketAddr, Vec<u8>)> {
+        self.lock().recorded.clone().unwrap_or_default()
+    }
+
     /// Closes an address: what was in flight to it is lost.
     pub fn close(&self, addr: SocketAddr) {
         self.lock().inboxes.remove(&addr);
@@ -93,6 +106,9 @@ impl RawSocket for MemorySocket {
     fn send(&mut self, to: SocketAddr, payload: &[u8]) -> io::Result<usize> {
         let now = self.network.clock.now();
         let mut s = self.network.lock();
+        if let Some(r) = s.recorded.as_mut() {
+            r.push((self.addr, to, payload.to_vec()));
+        }
         if s.cut.contains(&(self.addr, to)) {
             return Ok(payload.len());
         }

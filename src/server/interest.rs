@@ -7,7 +7,7 @@
 //! device class. An entity leaves a view only one cell beyond the radius,
 //! so that one moving along a cell border does not flicker in and out.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::HashMap;
 
 use glam::Vec3;
 
@@ -154,16 +154,10 @@ impl InterestIndex {
             .and_then(|p| p.cell)
     }
 
-    /// Fills `out` with what a client with `spec`, centred on `focus`
-    /// cells, sees now; `before` is what it saw at the last tick (kept up
-    /// to one cell past the radius).
-    pub fn visible(
-        &self,
-        spec: &InterestSpec,
-        focus: &[Cell],
-        before: &HashSet<u64>,
-        out: &mut HashSet<u64>,
-    ) {
+    /// Fills `out` (sorted, no repeats) with what a client with `spec`,
+    /// centred on `focus` cells, sees now; `before` (sorted) is what it
+    /// saw at the last tick, kept up to one cell past the radius.
+    pub fn visible(&self, spec: &InterestSpec, focus: &[Cell], before: &[u64], out: &mut Vec<u64>) {
         out.clear();
         let class_ok = |e: &u64| {
             self.placements
@@ -172,30 +166,32 @@ impl InterestIndex {
         };
         if spec.global_view {
             out.extend(self.placements.keys().copied().filter(class_ok));
-            return;
-        }
-        let reach = spec.radius as i32 + 1;
-        for &f in focus {
-            for dx in -reach..=reach {
-                for dz in -reach..=reach {
-                    let cell = (f.0.saturating_add(dx), f.1.saturating_add(dz));
-                    let Some(list) = self.cells.get(&cell) else {
-                        continue;
-                    };
-                    let near = chebyshev(cell, f) <= spec.radius;
-                    out.extend(
-                        list.iter()
-                            .copied()
-                            .filter(|e| (near || before.contains(e)) && class_ok(e)),
-                    );
+        } else {
+            let reach = spec.radius as i32 + 1;
+            for &f in focus {
+                for dx in -reach..=reach {
+                    for dz in -reach..=reach {
+                        let cell = (f.0.saturating_add(dx), f.1.saturating_add(dz));
+                        let Some(list) = self.cells.get(&cell) else {
+                            continue;
+                        };
+                        let near = chebyshev(cell, f) <= spec.radius;
+                        out.extend(
+                            list.iter().copied().filter(|e| {
+                                (near || before.binary_search(e).is_ok()) && class_ok(e)
+                            }),
+                        );
+                    }
+                }
+            }
+            for region in &spec.regions {
+                if let Some(list) = self.regions.get(region) {
+                    out.extend(list.iter().copied().filter(class_ok));
                 }
             }
         }
-        for region in &spec.regions {
-            if let Some(list) = self.regions.get(region) {
-                out.extend(list.iter().copied().filter(class_ok));
-            }
-        }
+        out.sort_unstable();
+        out.dedup();
     }
 }
 
@@ -213,12 +209,11 @@ mod tests {
     }
 
     fn seen(index: &InterestIndex, s: &InterestSpec, focus: &[Cell], before: &[u64]) -> Vec<u64> {
-        let before: HashSet<u64> = before.iter().copied().collect();
-        let mut out = HashSet::new();
+        let mut before = before.to_vec();
+        before.sort_unstable();
+        let mut out = Vec::new();
         index.visible(s, focus, &before, &mut out);
-        let mut v: Vec<u64> = out.into_iter().collect();
-        v.sort();
-        v
+        out
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! numbered and broadcast to everyone, component ones routed to the
 //! entity's holder or to the embedded server.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::commands::{Admit, GlobalLog, Sessions};
 use super::interest::{Cell, InterestIndex};
@@ -162,10 +164,14 @@ struct Client {
     /// Entities it controls (its interest focus).
     controlled: HashSet<u64>,
     interest: InterestSpec,
-    /// Entities in its interest at the last tick (never those it holds).
-    visible: HashSet<u64>,
+    /// Entities in its interest at the last tick (never those it holds),
+    /// sorted.
+    visible: Vec<u64>,
     /// Claims applied (they arrive more than once).
     claims: SeqWindow,
+    /// When its next snapshot is due ([`Relay::step`] spreads clients
+    /// over the send interval).
+    next_tick: f64,
 }
 
 /// The relay's state.
@@ -187,16 +193,29 @@ pub struct Relay {
     /// one may catch up on global commands).
     instance: u64,
     server_inbox: VecDeque<AppMessage>,
-    view: HashSet<u64>,
+    view: Vec<u64>,
     focus: Vec<Cell>,
     /// Encoded updates of this send tick, shared by every client.
     encoded: HashMap<u64, Vec<u8>>,
-    /// Recent right changes: (entity, encoded RightChanged, send ticks
-    /// since the change).
-    repeats: Vec<(u64, Vec<u8>, u8)>,
+    /// Recent right changes, repeated unreliably.
+    repeats: Vec<RightRepeat>,
     /// Clients dropped because they came back on a new connection; the
     /// caller forgets their connections.
     displaced: Vec<u32>,
+    /// When the once-per-interval work is next due ([`Relay::step`]).
+    next_global: f64,
+}
+
+/// A right change being repeated unreliably.
+#[derive(Debug)]
+struct RightRepeat {
+    entity: u64,
+    /// The encoded RightChanged.
+    payload: Vec<u8>,
+    /// Send intervals since the change.
+    ticks: u8,
+    /// New and former holder.
+    involved: [Option<u32>; 2],
 }
 
 /// A right change also goes out unreliably on these send ticks after it
@@ -227,11 +246,12 @@ impl Relay {
             globals: GlobalLog::new(config.global_log_entries, GLOBAL_LOG_BYTES),
             instance: fastrand::u64(1..),
             server_inbox: VecDeque::new(),
-            view: HashSet::new(),
+            view: Vec::new(),
             focus: Vec::new(),
             repeats: Vec::new(),
             encoded: HashMap::new(),
             displaced: Vec::new(),
+            next_global: 0.0,
         }
     }
 
@@ -296,7 +316,11 @@ impl Relay {
     /// A client was admitted at relay time `now`: welcome it; it will get
     /// the scene in its interest on the next send tick.
     pub fn join(&mut self, client: u32, now: f64) {
-        self.clients.entry(client).or_default();
+        // A phase of the send interval of its own, spread by the golden
+        // ratio so that any number of clients covers it evenly.
+        let phase = (client as f64 * 0.618_033_988_75).fract();
+        let interval = 1.0 / self.config.send_rate.max(1.0);
+        self.clients.entry(client).or_default().next_tick = now + phase * interval;
         let welcome = self.encode(&Message::Welcome {
             client_id: client,
             server_time: now,
@@ -306,11 +330,8 @@ impl Relay {
             next_global: self.globals.next(),
         });
         self.send(client, true, welcome);
-        // Who holds what, before any state.
-        for change in self.rights.all() {
-            let payload = self.encode(&right_changed(change));
-            self.send(client, true, payload);
-        }
+        // Who holds what comes with each entity as it enters this client's
+        // view (update_view), not the whole table at once.
     }
 
     /// Holder of an entity, if it has send rights.
@@ -318,19 +339,40 @@ impl Relay {
         self.rights.holder(entity)
     }
 
-    /// Announces every send-right change since the last call to everyone.
+    /// Announces every send-right change since the last call to the
+    /// clients it concerns: those that see the entity, its new holder and
+    /// its former one. (Announcing every change to every client made a
+    /// thousand clients joining cost a million messages.)
     fn broadcast_rights(&mut self) {
         let changes: Vec<_> = self.rights.drain_changes().collect();
         for change in changes {
             let payload = self.encode(&right_changed(change));
-            self.repeats
-                .retain(|(entity, _, _)| *entity != change.entity);
-            self.repeats.push((change.entity, payload.clone(), 0));
-            let ids: Vec<u32> = self.clients.keys().copied().collect();
-            for client in ids {
+            self.repeats.retain(|r| r.entity != change.entity);
+            let involved = [change.holder, change.previous];
+            self.repeats.push(RightRepeat {
+                entity: change.entity,
+                payload: payload.clone(),
+                ticks: 0,
+                involved,
+            });
+            for client in self.concerned(change.entity, involved) {
                 self.send(client, true, payload.clone());
             }
         }
+    }
+
+    /// Clients that see `entity`, and the `involved` ones still connected.
+    fn concerned(&self, entity: u64, involved: [Option<u32>; 2]) -> Vec<u32> {
+        let mut ids: Vec<u32> = self
+            .clients
+            .iter()
+            .filter(|(id, c)| {
+                involved.contains(&Some(**id)) || c.visible.binary_search(&entity).is_ok()
+            })
+            .map(|(&id, _)| id)
+            .collect();
+        ids.dedup();
+        ids
     }
 
     fn refuse(&mut self, client: u32, entity: u64, reason: u8) {
@@ -365,7 +407,9 @@ impl Relay {
             .filter_map(|(&id, c)| {
                 c.controlled.remove(&entity);
                 c.sent.remove(&entity);
-                c.visible.remove(&entity).then_some(id)
+                let i = c.visible.binary_search(&entity).ok()?;
+                c.visible.remove(i);
+                Some(id)
             })
             .collect();
         for client in recipients {
@@ -679,7 +723,7 @@ impl Relay {
         let viewers: Vec<u32> = self
             .clients
             .iter()
-            .filter(|(_, c)| c.visible.contains(&entity))
+            .filter(|(_, c)| c.visible.binary_search(&entity).is_ok())
             .map(|(&id, _)| id)
             .collect();
         for client in viewers {
@@ -773,9 +817,10 @@ impl Relay {
 
     /// The embedded server removes a server-owned entity.
     pub fn server_remove(&mut self, entity: u64) -> Result<(), ServerCallError> {
-        self.rights
-            .unregister_server(entity)
-            .map_err(|_| ServerCallError::UnknownEntity)?;
+        self.rights.unregister_server(entity).map_err(|r| match r {
+            super::send_rights::Refusal::UnknownEntity => ServerCallError::UnknownEntity,
+            _ => ServerCallError::NotServerOwned,
+        })?;
         self.forget(entity, RemovalReason::Unregistered);
         Ok(())
     }
@@ -817,32 +862,85 @@ impl Relay {
     /// A send tick at relay time `now`: updates every client's view, then
     /// packs for every client what it has not seen, oldest-waiting first,
     /// within the MTU and the budget.
+    /// The relay's work due at `now` when driven in small steps (every
+    /// millisecond or so): the once-per-interval work when its time has
+    /// come, and the snapshots of the clients whose phase is due. Each
+    /// client gets a snapshot every send interval, but the clients are
+    /// spread over the interval, so no one step sends to all of them
+    /// (a relay that served 1 000 clients at once took 10 ms to send the
+    /// tick, and the last client waited that long). Returns when the
+    /// earliest snapshot served was due, if any was.
+    pub fn step(&mut self, now: f64) -> Option<f64> {
+        let interval = 1.0 / self.config.send_rate.max(1.0);
+        if now >= self.next_global {
+            self.global_tick(now);
+            self.next_global = if now - self.next_global > interval {
+                now + interval
+            } else {
+                self.next_global + interval
+            };
+        }
+        let due: Vec<(u32, f64)> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.next_tick <= now)
+            .map(|(&id, c)| (id, c.next_tick))
+            .collect();
+        if due.is_empty() {
+            return None;
+        }
+        self.encoded.clear();
+        let mut earliest = f64::INFINITY;
+        for (client, at) in due {
+            earliest = earliest.min(at);
+            self.update_view(client);
+            self.pack_for(client, now);
+            if let Some(c) = self.clients.get_mut(&client) {
+                // Keep the phase; after a stall, start again from now.
+                c.next_tick = if now - at > interval {
+                    now + interval
+                } else {
+                    at + interval
+                };
+            }
+        }
+        Some(earliest)
+    }
+
+    /// Every client's snapshot at once, and the once-per-interval work:
+    /// for tests and simulations that step the relay tick by tick.
     pub fn tick(&mut self, now: f64) {
-        self.rights.tick(now);
-        self.broadcast_rights();
-        let mut due = Vec::new();
-        for (_, payload, ticks) in self.repeats.iter_mut() {
-            *ticks += 1;
-            if RIGHT_REPEAT_TICKS.contains(ticks) {
-                due.push(payload.clone());
-            }
-        }
+        self.global_tick(now);
         let ids: Vec<u32> = self.clients.keys().copied().collect();
-        for payload in due {
-            for &client in &ids {
-                self.send(client, false, payload.clone());
-            }
-        }
-        let last = RIGHT_REPEAT_TICKS[RIGHT_REPEAT_TICKS.len() - 1];
-        self.repeats.retain(|(_, _, ticks)| *ticks < last);
-        for (client, seq) in self.sessions.acks_due() {
-            let payload = self.encode(&Message::CommandAck { seq });
-            self.send(client, true, payload);
-        }
         self.encoded.clear();
         for client in ids {
             self.update_view(client);
             self.pack_for(client, now);
+        }
+    }
+
+    /// Rest timeouts, right-change repeats and command acks: once per
+    /// send interval.
+    fn global_tick(&mut self, now: f64) {
+        self.rights.tick(now);
+        self.broadcast_rights();
+        let mut due = Vec::new();
+        for r in self.repeats.iter_mut() {
+            r.ticks += 1;
+            if RIGHT_REPEAT_TICKS.contains(&r.ticks) {
+                due.push((r.entity, r.payload.clone(), r.involved));
+            }
+        }
+        for (entity, payload, involved) in due {
+            for client in self.concerned(entity, involved) {
+                self.send(client, false, payload.clone());
+            }
+        }
+        let last = RIGHT_REPEAT_TICKS[RIGHT_REPEAT_TICKS.len() - 1];
+        self.repeats.retain(|r| r.ticks < last);
+        for (client, seq) in self.sessions.acks_due() {
+            let payload = self.encode(&Message::CommandAck { seq });
+            self.send(client, true, payload);
         }
     }
 
@@ -862,17 +960,27 @@ impl Relay {
         // Selective sync: never what the client holds itself.
         let rights = &self.rights;
         view.retain(|&e| rights.holder(e).is_none_or(|(h, _)| h != Some(client)));
-        let mut leaving = Vec::new();
-        for &e in c.visible.iter() {
-            if !view.contains(&e) {
-                leaving.push(e);
+        // Both sorted: one merge finds who leaves and who enters.
+        let (mut leaving, mut entering) = (Vec::new(), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        while i < c.visible.len() || j < view.len() {
+            match (c.visible.get(i), view.get(j)) {
+                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
+                (Some(&a), Some(&b)) if a < b => {
+                    leaving.push(a);
+                    i += 1;
+                }
+                (Some(&a), None) => {
+                    leaving.push(a);
+                    i += 1;
+                }
+                (_, Some(&b)) => {
+                    entering.push(b);
+                    j += 1;
+                }
+                (None, None) => break,
             }
         }
-        let entering: Vec<u64> = view
-            .iter()
-            .filter(|e| !c.visible.contains(e))
-            .copied()
-            .collect();
         std::mem::swap(&mut c.visible, &mut view);
         self.view = view;
         for e in leaving {
@@ -898,6 +1006,21 @@ impl Relay {
             }
         }
         for e in entering {
+            // Who holds it, before its state (claims need the epoch).
+            if let Some((holder, epoch)) = self.rights.holder(e) {
+                let payload = Message::RightChanged {
+                    entity: e,
+                    holder: holder.unwrap_or(0),
+                    epoch,
+                }
+                .to_bytes(&self.config.precision)
+                .unwrap_or_default();
+                self.outbox.push(Outgoing {
+                    client,
+                    reliable: true,
+                    payload,
+                });
+            }
             let Some(slots) = self.components.get(&e) else {
                 continue;
             };

@@ -13,7 +13,7 @@ use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection}
 
 use super::embedded::{link, GameEnd, RelayEnd, ServerEvent};
 use super::relay::{Relay, RelayConfig, RelayStats};
-use crate::net::ack_pacer::PacerConfig;
+use crate::net::ack_pacer::{PacerConfig, PacerStats};
 use crate::net::clock::NetClock;
 use crate::net::laminar_socket::{GateStats, RelaySocket};
 use crate::net::raw_socket::{RawSocket, UdpTransport};
@@ -160,6 +160,10 @@ pub struct RelayServerStats {
     /// game did not poll them.
     pub server_messages_dropped: u64,
     pub server_events_dropped: u64,
+    /// Reliable-traffic pacing summed over the clients connected now.
+    pub pacing: PacerStats,
+    /// Durations of the send ticks so far.
+    pub tick_times: TickTimes,
 }
 
 /// A relay running on its own thread. Dropping it stops and joins it.
@@ -200,12 +204,17 @@ impl RelayServer {
         let worker = Worker::spawn("netsync-relay", move |stop| {
             let mut next_publish = Instant::now();
             while !stop.load(Ordering::Acquire) {
+                let started = Instant::now();
                 driver.step();
                 if Instant::now() >= next_publish {
                     next_publish += Duration::from_millis(50);
                     *shared.lock().unwrap_or_else(|p| p.into_inner()) = driver.stats();
                 }
-                std::thread::sleep(Duration::from_micros(500));
+                // One step per interval, however long the step took.
+                let next = started + driver.step_interval();
+                if let Some(rest) = next.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(rest);
+                }
             }
             log::info!(target: "netsync::relay", "relay stopped");
         })?;
@@ -256,7 +265,6 @@ pub struct RelayDriver<R: RawSocket> {
     ids: HashMap<SocketAddr, u32>,
     addrs: BTreeMap<u32, SocketAddr>,
     stats: RelayServerStats,
-    next_tick: f64,
     next_pace: f64,
     keepalive: Vec<u8>,
     ack_request: Vec<u8>,
@@ -285,7 +293,6 @@ impl<R: RawSocket> RelayDriver<R> {
             ids: HashMap::new(),
             addrs: BTreeMap::new(),
             stats: RelayServerStats::default(),
-            next_tick: 0.0,
             next_pace: 0.0,
             keepalive,
             ack_request,
@@ -333,6 +340,7 @@ impl<R: RawSocket> RelayDriver<R> {
         let mut s = self.stats;
         s.relay = self.relay.stats();
         s.gate = self.manager.socket().stats();
+        s.pacing = self.manager.socket().pacer_totals();
         if let Some(e) = &self.embedded {
             s.server_messages_dropped = e.dropped_messages;
             s.server_events_dropped = e.dropped_events;
@@ -340,56 +348,23 @@ impl<R: RawSocket> RelayDriver<R> {
         s
     }
 
+    /// How long the relay thread sleeps between steps: laminar does work
+    /// per connection on every poll, so with many clients the relay polls
+    /// less often (0.5 ms up to 100 clients, 1 ms from 200 on).
+    pub fn step_interval(&self) -> Duration {
+        let clients = self.addrs.len() as u64;
+        Duration::from_micros((250 + clients * 4).clamp(500, 1000))
+    }
+
     /// Receives, handles, ticks and sends whatever is due now.
     pub fn step(&mut self) {
+        // Output first, polled out at once: the snapshots due now leave in
+        // this step, not the next.
         let now = self.clock.now();
-        self.manager.manual_poll(self.clock.instant());
-        for (addr, admission) in self.manager.socket_mut().take_admitted() {
-            self.ids.insert(addr, admission.client_id);
-            self.addrs.insert(admission.client_id, addr);
-            self.relay.join(admission.client_id, now);
-            self.stats.clients_joined += 1;
-            self.tell_game(ServerEvent::ClientJoined {
-                client: admission.client_id,
-            });
-            log::info!(target: "netsync::relay", "client {} joined from {addr}", admission.client_id);
-        }
-        while let Ok(event) = self.manager.event_receiver().try_recv() {
-            match event {
-                SocketEvent::Packet(p) => {
-                    self.stats.bytes_received += p.payload().len() as u64;
-                    if let Some(&id) = self.ids.get(&p.addr()) {
-                        self.relay.receive(id, p.payload(), now);
-                    }
-                    for old in self.relay.take_displaced() {
-                        self.forget_connection(old);
-                    }
-                }
-                SocketEvent::Timeout(addr) | SocketEvent::Disconnect(addr) => {
-                    self.manager.socket_mut().evict(&addr);
-                    if let Some(id) = self.ids.remove(&addr) {
-                        self.addrs.remove(&id);
-                        self.relay.leave(id, now);
-                        self.stats.clients_left += 1;
-                        self.tell_game(ServerEvent::ClientLeft { client: id });
-                        log::info!(target: "netsync::relay", "client {id} left ({addr} went silent)");
-                    }
-                }
-                SocketEvent::Connect(_) => {}
-            }
-        }
         if let Some(e) = self.embedded.as_mut() {
             e.apply_calls(&mut self.relay, now);
         }
-        let interval = 1.0 / self.config.relay.send_rate.max(1.0);
-        if now >= self.next_tick {
-            self.relay.tick(now);
-            self.next_tick = if now - self.next_tick > interval {
-                now + interval
-            } else {
-                self.next_tick + interval
-            };
-        }
+        let earliest_due = self.relay.step(now);
         if let Some(e) = self.embedded.as_mut() {
             e.deliver(&mut self.relay);
         }
@@ -424,5 +399,132 @@ impl<R: RawSocket> RelayDriver<R> {
             };
             let _ = sender.send(packet);
         }
+        self.manager.manual_poll(self.clock.instant());
+        // Input, stamped with the time it was read; answers go next step.
+        let now = self.clock.now();
+        if let Some(due) = earliest_due {
+            self.stats.tick_times.record(now - due);
+        }
+        for (addr, admission) in self.manager.socket_mut().take_admitted() {
+            self.ids.insert(addr, admission.client_id);
+            self.addrs.insert(admission.client_id, addr);
+            self.relay.join(admission.client_id, now);
+            self.stats.clients_joined += 1;
+            self.tell_game(ServerEvent::ClientJoined {
+                client: admission.client_id,
+            });
+            log::info!(target: "netsync::relay", "client {} joined from {addr}", admission.client_id);
+        }
+        while let Ok(event) = self.manager.event_receiver().try_recv() {
+            match event {
+                SocketEvent::Packet(p) => {
+                    self.stats.bytes_received += p.payload().len() as u64;
+                    if let Some(&id) = self.ids.get(&p.addr()) {
+                        self.relay.receive(id, p.payload(), now);
+                    }
+                    for old in self.relay.take_displaced() {
+                        self.forget_connection(old);
+                    }
+                }
+                SocketEvent::Timeout(addr) | SocketEvent::Disconnect(addr) => {
+                    self.manager.socket_mut().evict(&addr);
+                    if let Some(id) = self.ids.remove(&addr) {
+                        self.addrs.remove(&id);
+                        self.relay.leave(id, now);
+                        self.stats.clients_left += 1;
+                        self.tell_game(ServerEvent::ClientLeft { client: id });
+                        log::info!(target: "netsync::relay", "client {id} left ({addr} went silent)");
+                    }
+                }
+                SocketEvent::Connect(_) => {}
+            }
+        }
+    }
+}
+
+/// How long the relay takes from a snapshot's due time to handing it to
+/// the kernel (the worst of each step): the relay's own share of a hop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TickTimes {
+    /// Counts per 0.25 ms bucket; the last one holds everything longer.
+    pub buckets: [u32; TICK_BUCKETS],
+}
+
+/// Buckets of [`TickTimes`] (0.25 ms each: up to 16 ms, then overflow).
+pub const TICK_BUCKETS: usize = 65;
+const TICK_BUCKET: f64 = 0.000_25;
+
+impl Default for TickTimes {
+    fn default() -> Self {
+        TickTimes {
+            buckets: [0; TICK_BUCKETS],
+        }
+    }
+}
+
+impl TickTimes {
+    fn record(&mut self, seconds: f64) {
+        let i = ((seconds.max(0.0) / TICK_BUCKET) as usize).min(TICK_BUCKETS - 1);
+        self.buckets[i] = self.buckets[i].saturating_add(1);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.buckets.iter().map(|&b| b as u64).sum()
+    }
+
+    /// The ticks recorded since `earlier` (a copy taken before).
+    pub fn since(&self, earlier: &TickTimes) -> TickTimes {
+        let mut d = TickTimes::default();
+        for (i, b) in d.buckets.iter_mut().enumerate() {
+            *b = self.buckets[i].saturating_sub(earlier.buckets[i]);
+        }
+        d
+    }
+
+    /// Upper edge of the bucket holding quantile `q` (s); infinite when it
+    /// falls in the overflow bucket, 0 with no ticks.
+    pub fn quantile(&self, q: f64) -> f64 {
+        let total = self.count();
+        if total == 0 {
+            return 0.0;
+        }
+        let rank = (q.clamp(0.0, 1.0) * total as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, &b) in self.buckets.iter().enumerate() {
+            seen += b as u64;
+            if seen >= rank {
+                return if i == TICK_BUCKETS - 1 {
+                    f64::INFINITY
+                } else {
+                    (i + 1) as f64 * TICK_BUCKET
+                };
+            }
+        }
+        f64::INFINITY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_times_give_bucket_quantiles_over_a_window() {
+        let mut t = TickTimes::default();
+        for _ in 0..98 {
+            t.record(0.0003); // bucket 1: up to 0.5 ms
+        }
+        let before = t;
+        t.record(0.0021); // up to 2.25 ms
+        t.record(0.5); // overflow
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert_eq!(t.count(), 100);
+        assert!(near(t.quantile(0.5), 0.0005));
+        assert!(near(t.quantile(0.99), 0.00225));
+        assert_eq!(t.quantile(1.0), f64::INFINITY);
+        let window = t.since(&before);
+        assert_eq!(window.count(), 2);
+        assert!(near(window.quantile(0.5), 0.00225));
+        assert_eq!(TickTimes::default().quantile(0.99), 0.0);
     }
 }

@@ -95,6 +95,8 @@ pub struct RightChange {
     /// Client holding the right now; `None`: nobody (or the server).
     pub holder: Option<u32>,
     pub epoch: u32,
+    /// Who held it before this change (it must hear it lost the right).
+    pub previous: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -146,6 +148,7 @@ impl SendRights {
                 entity,
                 holder: r.holder,
                 epoch: r.epoch,
+                previous: None,
             })
             .collect();
         all.sort_unstable_by_key(|c| c.entity);
@@ -154,6 +157,7 @@ impl SendRights {
 
     fn change(&mut self, entity: u64, holder: Option<u32>, now: f64) -> RightChange {
         let r = self.rights.get_mut(&entity).expect("caller checked");
+        let previous = r.holder;
         r.holder = holder;
         r.epoch = r.epoch.wrapping_add(1);
         // The cooldown stops ping-pong between clients; a return to nobody
@@ -166,6 +170,7 @@ impl SendRights {
             entity,
             holder,
             epoch: r.epoch,
+            previous,
         };
         self.changes.push(change);
         change
@@ -189,6 +194,7 @@ impl SendRights {
                     entity,
                     holder: r.holder,
                     epoch: r.epoch,
+                    previous: r.holder,
                 })
             } else {
                 Err(Refusal::Conflict)
@@ -228,11 +234,18 @@ impl SendRights {
                     Right {
                         kind: EntityKind::ServerOwned,
                         holder: None,
-                        epoch: 0,
+                        epoch: 1,
                         changed_at: f64::NEG_INFINITY,
                         moving_at: 0.0,
                     },
                 );
+                // Announced like any registration: held by nobody (the server).
+                self.changes.push(RightChange {
+                    entity,
+                    holder: None,
+                    epoch: 1,
+                    previous: None,
+                });
                 Ok(())
             }
         }
@@ -256,7 +269,7 @@ impl SendRights {
                 self.rights.remove(&entity);
                 Ok(())
             }
-            Some(_) => Err(Refusal::NotHolder),
+            Some(_) => Err(Refusal::NotNeutral),
             None => Err(Refusal::UnknownEntity),
         }
     }

@@ -2,6 +2,8 @@
 //! share: starting a relay, connecting clients, reading events.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod area_scene;
+
 use std::ffi::CString;
 use std::ptr;
 

@@ -1,0 +1,5 @@
+#[derive(Debug)]
+pub(crate) enum Either<L, R> {
+    Left(L),
+    Right(R),
+}
