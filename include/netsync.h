@@ -588,8 +588,9 @@ typedef struct NetsyncServerConfig {
   // `NETSYNC_NEUTRAL_*`. Default `NETSYNC_NEUTRAL_FIRST_READY`.
   uint32_t neutral_initial_holder;
   // Most messages (commands for the server) kept until
-  // `netsync_server_poll_message` takes them; more are dropped and
-  // counted. 0: this server never polls, keep none. Default 65536.
+  // `netsync_server_poll_message` takes them, 0..=1048576; more are
+  // dropped and counted. 0: keep none (a server that only relays; its
+  // other calls and events still work). Default 65536.
   uint32_t server_inbox_capacity;
 } NetsyncServerConfig;
 

@@ -268,15 +268,37 @@ fn an_embedded_server_moves_its_entities_and_trades_commands_with_clients() {
 
 #[test]
 fn server_calls_check_their_arguments_and_the_servers_mode() {
+    // No inbox: its calls work, messages for it are dropped and counted.
     let server = start_server_with(|c| c.server_inbox_capacity = 0);
+    assert_eq!(
+        netsync_server_send_global_command(server, b"x".as_ptr(), 1),
+        OK
+    );
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut stats = NetsyncServerStats::default();
+    while stats.server_messages_dropped == 0 && Instant::now() < deadline {
+        assert_eq!(netsync_server_stats(server, &mut stats), OK);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(stats.server_messages_dropped, 1);
     let mut m = NetsyncMessage::default();
-    let mut has = false;
+    let mut has = true;
     assert_eq!(
         netsync_server_poll_message(server, &mut m, ptr::null_mut(), 0, &mut has),
-        NetsyncResult::NETSYNC_ERR_WRONG_STATE,
-        "a server that keeps no inbox has no game side"
+        OK
     );
+    assert!(!has);
     netsync_server_free(server);
+    // A capacity past the limit is refused with its name.
+    let mut config = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
+    assert_eq!(netsync_server_config_default(&mut config), OK);
+    config.server_inbox_capacity = u32::MAX;
+    let mut other = ptr::null_mut();
+    assert_eq!(
+        netsync_server_start(&config, ptr::null(), &mut other),
+        NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT
+    );
+    assert!(other.is_null());
 
     let server = start_server_with(|_| {});
     let big = vec![0u8; NETSYNC_MAX_PAYLOAD + 1];

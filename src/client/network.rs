@@ -32,6 +32,8 @@ use crate::wire::Writer;
 const CLAIM_REPEAT_TICKS: [f64; 3] = [1.0, 2.0, 4.0];
 /// Wait before asking a full relay again (s).
 const FULL_RETRY: f64 = 2.0;
+/// Copies of the goodbye (it is unreliable; one of them should arrive).
+const GOODBYE_COPIES: usize = 3;
 
 /// What the network thread shares for stats (read by the engine).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,6 +115,8 @@ enum Phase {
     Waiting {
         until: f64,
     },
+    /// Closed by the engine: final.
+    Closed,
     /// Refused: final for this client.
     Refused,
 }
@@ -265,6 +269,28 @@ impl ClientDriver {
             self.step();
             std::thread::sleep(Duration::from_micros(500));
         }
+        self.say_goodbye();
+    }
+
+    /// Tells the relay this client is leaving (a few unreliable copies,
+    /// sent now), so that the others see it go at once.
+    pub fn say_goodbye(&mut self) {
+        if !matches!(self.phase, Phase::Connected) {
+            return;
+        }
+        let Some(m) = self.manager.as_mut() else {
+            return;
+        };
+        let bye = encode(&Message::Goodbye, &self.precision);
+        for _ in 0..GOODBYE_COPIES {
+            let _ = m
+                .event_sender()
+                .send(Packet::unreliable(self.config.relay, bye.clone()));
+        }
+        m.manual_poll(self.clock.instant());
+        self.manager = None;
+        self.phase = Phase::Closed;
+        self.stats.state = ConnectionState::Disconnected;
     }
 
     /// Does whatever is due now.
@@ -280,7 +306,10 @@ impl ClientDriver {
             }
         }
         if self.manager.is_none() {
-            if !matches!(self.phase, Phase::Refused | Phase::Waiting { .. }) {
+            if !matches!(
+                self.phase,
+                Phase::Refused | Phase::Closed | Phase::Waiting { .. }
+            ) {
                 self.phase = Phase::Waiting { until: now + 1.0 };
             }
             self.publish(now);
@@ -566,7 +595,7 @@ impl ClientDriver {
                 self.reported = None;
                 self.send_due(now);
             }
-            Phase::Waiting { .. } | Phase::Refused => {}
+            Phase::Waiting { .. } | Phase::Refused | Phase::Closed => {}
         }
     }
 
@@ -814,6 +843,7 @@ impl ClientDriver {
             }
             Message::KeepAlive
             | Message::AckRequest
+            | Message::Goodbye
             | Message::Ping { .. }
             | Message::OwnedState { .. } => {}
             Message::RightChanged {

@@ -54,8 +54,9 @@ pub struct NetsyncServerConfig {
     /// `NETSYNC_NEUTRAL_*`. Default `NETSYNC_NEUTRAL_FIRST_READY`.
     pub neutral_initial_holder: u32,
     /// Most messages (commands for the server) kept until
-    /// `netsync_server_poll_message` takes them; more are dropped and
-    /// counted. 0: this server never polls, keep none. Default 65536.
+    /// `netsync_server_poll_message` takes them, 0..=1048576; more are
+    /// dropped and counted. 0: keep none (a server that only relays; its
+    /// other calls and events still work). Default 65536.
     pub server_inbox_capacity: u32,
 }
 
@@ -157,6 +158,7 @@ impl NetsyncServerConfig {
             let field = match e.setting {
                 "rate" => "send_rate".to_string(),
                 "budget" => "budget_per_tick".to_string(),
+                "server-inbox" => "server_inbox_capacity".to_string(),
                 other => other.replace('-', "_"),
             };
             FfiError::invalid(format!("{field} must be {}", e.rule))
@@ -213,7 +215,7 @@ pub extern "C" fn netsync_server_start(
             // SAFETY: checked for NULL.
             unsafe { *config }
         };
-        let server = RelayServer::start(config.to_core(ip)?).map_err(|e| {
+        let server = RelayServer::start_embedded(config.to_core(ip)?).map_err(|e| {
             FfiError::new(
                 NetsyncResult::NETSYNC_ERR_IO,
                 format!("cannot bind {ip}:{}: {e}", config.port),

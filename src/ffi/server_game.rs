@@ -78,13 +78,13 @@ fn with_server<R>(
     handles::with(server as usize as u64, TYPE_NAME, f)
 }
 
-/// The game's end of the server, or a clear error for a relay that keeps
-/// nothing for a game.
+/// The game's end of the server (every server started through the C API
+/// has one).
 fn game(server: &mut RelayServer) -> Result<&mut GameEnd, FfiError> {
     server.game().ok_or_else(|| {
         FfiError::new(
             NetsyncResult::NETSYNC_ERR_WRONG_STATE,
-            "this server was started with server_inbox_capacity 0: it has no game side",
+            "this relay runs standalone: it has no game side",
         )
     })
 }

@@ -4,7 +4,10 @@
 //! step, so the engine never waits on the network; a call the relay
 //! refuses comes back as an event.
 
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use super::relay::{Relay, ServerCallError};
 use crate::core::app_message::AppMessage;
@@ -79,15 +82,66 @@ pub enum ServerEvent {
     },
 }
 
-/// Most events kept for a game that does not poll them (older ones win).
+/// Most events kept for a game that does not poll them (newer ones are
+/// dropped and counted).
 const EVENT_CAPACITY: usize = 65_536;
+
+/// A queue between the threads with a cap and no allocation up front
+/// (a bounded crossbeam channel allocates every slot at once).
+#[derive(Debug)]
+struct Capped<T> {
+    tx: Sender<T>,
+    rx: Receiver<T>,
+    queued: Arc<AtomicUsize>,
+    capacity: usize,
+}
+
+impl<T> Capped<T> {
+    fn new(capacity: usize) -> Self {
+        let (tx, rx) = unbounded();
+        Capped {
+            tx,
+            rx,
+            queued: Arc::new(AtomicUsize::new(0)),
+            capacity,
+        }
+    }
+
+    /// False (and nothing queued) when full.
+    fn push(&self, item: T) -> bool {
+        if self.queued.load(Ordering::Acquire) >= self.capacity {
+            return false;
+        }
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        self.tx.send(item).is_ok()
+    }
+
+    fn pop(&self) -> Option<T> {
+        let item = self.rx.try_recv().ok()?;
+        self.queued.fetch_sub(1, Ordering::AcqRel);
+        Some(item)
+    }
+
+    fn len(&self) -> usize {
+        self.queued.load(Ordering::Acquire)
+    }
+
+    fn share(&self) -> Self {
+        Capped {
+            tx: self.tx.clone(),
+            rx: self.rx.clone(),
+            queued: self.queued.clone(),
+            capacity: self.capacity,
+        }
+    }
+}
 
 /// The relay thread's end.
 #[derive(Debug)]
 pub(crate) struct RelayEnd {
     calls: Receiver<ServerCall>,
-    events: Sender<ServerEvent>,
-    inbox: Sender<AppMessage>,
+    events: Capped<ServerEvent>,
+    inbox: Capped<AppMessage>,
     /// Messages and events dropped because the game did not poll them.
     pub dropped_messages: u64,
     pub dropped_events: u64,
@@ -97,27 +151,28 @@ pub(crate) struct RelayEnd {
 #[derive(Debug)]
 pub struct GameEnd {
     calls: Sender<ServerCall>,
-    events: Receiver<ServerEvent>,
-    inbox: Receiver<AppMessage>,
+    events: Capped<ServerEvent>,
+    inbox: Capped<AppMessage>,
     peeked: Option<AppMessage>,
 }
 
-/// A connected pair; the inbox holds at most `inbox_capacity` messages.
+/// A connected pair; the inbox keeps at most `inbox_capacity` messages (0:
+/// none, the game only calls and hears events).
 pub(crate) fn link(inbox_capacity: usize) -> (GameEnd, RelayEnd) {
     let (calls_tx, calls_rx) = unbounded();
-    let (events_tx, events_rx) = bounded(EVENT_CAPACITY);
-    let (inbox_tx, inbox_rx) = bounded(inbox_capacity.max(1));
+    let events = Capped::new(EVENT_CAPACITY);
+    let inbox = Capped::new(inbox_capacity);
     (
         GameEnd {
             calls: calls_tx,
-            events: events_rx,
-            inbox: inbox_rx,
+            events: events.share(),
+            inbox: inbox.share(),
             peeked: None,
         },
         RelayEnd {
             calls: calls_rx,
-            events: events_tx,
-            inbox: inbox_tx,
+            events,
+            inbox,
             dropped_messages: 0,
             dropped_events: 0,
         },
@@ -137,7 +192,7 @@ impl RelayEnd {
     }
 
     pub fn event(&mut self, event: ServerEvent) {
-        if let Err(TrySendError::Full(_)) = self.events.try_send(event) {
+        if !self.events.push(event) {
             self.dropped_events += 1;
         }
     }
@@ -145,7 +200,7 @@ impl RelayEnd {
     /// Hands the relay's messages for the server to the game.
     pub fn deliver(&mut self, relay: &mut Relay) {
         for message in relay.drain_server_inbox() {
-            if let Err(TrySendError::Full(_)) = self.inbox.try_send(message) {
+            if !self.inbox.push(message) {
                 self.dropped_messages += 1;
             }
         }
@@ -162,13 +217,13 @@ impl GameEnd {
     }
 
     pub fn poll_event(&self) -> Option<ServerEvent> {
-        self.events.try_recv().ok()
+        self.events.pop()
     }
 
     /// The next message for the server, left queued.
     pub fn peek_message(&mut self) -> Option<&AppMessage> {
         if self.peeked.is_none() {
-            self.peeked = self.inbox.try_recv().ok();
+            self.peeked = self.inbox.pop();
         }
         self.peeked.as_ref()
     }
@@ -181,5 +236,43 @@ impl GameEnd {
     /// Messages waiting.
     pub fn queued_messages(&self) -> usize {
         self.inbox.len() + self.peeked.is_some() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::app_message::AppMessageKind;
+
+    fn message(n: u64) -> AppMessage {
+        AppMessage {
+            kind: AppMessageKind::GlobalCommand,
+            sender: 1,
+            entity: 0,
+            component: 0,
+            sequence: n,
+            server_time: 0.0,
+            data: vec![],
+        }
+    }
+
+    #[test]
+    fn the_inbox_keeps_its_cap_without_allocating_it() {
+        // A cap of a billion costs nothing until used.
+        let (mut game, relay) = link(1_000_000_000);
+        assert!(relay.inbox.push(message(1)));
+        assert_eq!(game.queued_messages(), 1);
+        assert_eq!(game.poll_message().map(|m| m.sequence), Some(1));
+        // A cap of two drops the third.
+        let (mut game, relay) = link(2);
+        assert!(relay.inbox.push(message(1)) && relay.inbox.push(message(2)));
+        assert!(!relay.inbox.push(message(3)));
+        assert_eq!(game.peek_message().map(|m| m.sequence), Some(1));
+        assert_eq!(game.queued_messages(), 2);
+        game.poll_message();
+        assert!(relay.inbox.push(message(4)), "room again");
+        // No inbox at all: calls and events still work.
+        let (_, relay) = link(0);
+        assert!(!relay.inbox.push(message(1)));
     }
 }

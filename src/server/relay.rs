@@ -48,8 +48,8 @@ pub struct RelayConfig {
     pub global_log_entries: usize,
     /// How long a client's session (its command numbering) outlives it (s).
     pub session_linger: f64,
-    /// Most messages waiting for the embedded server to poll them; 0: no
-    /// embedded server (a standalone relay), nothing is kept for it.
+    /// Most messages waiting for the embedded server to poll them (more
+    /// are dropped and counted); 0 keeps none.
     pub server_inbox_capacity: usize,
 }
 
@@ -199,11 +199,12 @@ pub struct Relay {
     encoded: HashMap<u64, Vec<u8>>,
     /// Recent right changes, repeated unreliably.
     repeats: Vec<RightRepeat>,
-    /// Clients dropped because they came back on a new connection; the
-    /// caller forgets their connections.
+    /// Clients dropped because they said goodbye or came back on a new
+    /// connection; the caller forgets their connections.
     displaced: Vec<u32>,
     /// When the once-per-interval work is next due ([`Relay::step`]).
     next_global: f64,
+    keep_server_messages: bool,
 }
 
 /// A right change being repeated unreliably.
@@ -252,6 +253,7 @@ impl Relay {
             encoded: HashMap::new(),
             displaced: Vec::new(),
             next_global: 0.0,
+            keep_server_messages: true,
         }
     }
 
@@ -271,8 +273,9 @@ impl Relay {
         self.outbox.drain(..)
     }
 
-    /// Clients dropped since the last call because they reconnected on a
-    /// new connection (already gone from the relay's state).
+    /// Clients dropped since the last call because they said goodbye or
+    /// reconnected on a new connection (already gone from the relay's
+    /// state).
     pub fn take_displaced(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.displaced)
     }
@@ -296,11 +299,19 @@ impl Relay {
         });
     }
 
+    /// Keep messages for an embedded server (the game side takes them
+    /// each step and applies `server_inbox_capacity`); a standalone relay
+    /// keeps none.
+    pub fn keep_server_messages(&mut self, keep: bool) {
+        self.keep_server_messages = keep;
+    }
+
     fn queue_for_server(&mut self, message: AppMessage) {
-        if self.config.server_inbox_capacity == 0 {
+        if !self.keep_server_messages {
             return; // a standalone relay: nobody handles them
         }
-        if self.server_inbox.len() >= self.config.server_inbox_capacity {
+        // Drained every step; this only bounds a caller that never drains.
+        if self.server_inbox.len() >= self.config.server_inbox_capacity.max(1) {
             self.stats.server_inbox_dropped += 1;
             return;
         }
@@ -458,6 +469,11 @@ impl Relay {
                 self.broadcast_rights();
             }
             Message::KeepAlive | Message::AckRequest => {}
+            Message::Goodbye => {
+                log::info!(target: "netsync::relay", "client {client} said goodbye");
+                self.leave(client, now);
+                self.displaced.push(client);
+            }
             Message::Register { entity, kind } => {
                 let kind = match kind {
                     entity_kind::CONTROLLED => EntityKind::Controlled,

@@ -82,6 +82,9 @@ impl RelayServerConfig {
         if !in_range(r.rights.rest_timeout, 0.0, 3600.0) {
             return bad("rest-timeout", "0 (never) ..= 3600 s");
         }
+        if r.server_inbox_capacity > MAX_SERVER_INBOX {
+            return bad("server-inbox", "0..=1048576 messages");
+        }
         Ok(())
     }
 
@@ -131,6 +134,9 @@ impl std::fmt::Display for InvalidSetting {
         write!(f, "{} must be {}", self.setting, self.rule)
     }
 }
+
+/// Most messages an embedded server's inbox may be set to keep.
+pub const MAX_SERVER_INBOX: usize = 1 << 20;
 
 /// Every setting name [`RelayServerConfig::set`] takes.
 pub const SETTING_NAMES: [&str; 11] = [
@@ -192,12 +198,24 @@ pub(crate) fn laminar_config(idle_timeout: f64) -> Config {
 pub const MAX_RELIABLE: usize = 1024;
 
 impl RelayServer {
-    /// Binds and starts the relay thread.
+    /// Binds and starts a standalone relay thread (no game side: messages
+    /// for a server are not kept).
     pub fn start(config: RelayServerConfig) -> io::Result<RelayServer> {
+        Self::launch(config, false)
+    }
+
+    /// Binds and starts the relay thread with a game side
+    /// ([`RelayServer::game`]): the embedded server of a host or
+    /// dedicated-server build.
+    pub fn start_embedded(config: RelayServerConfig) -> io::Result<RelayServer> {
+        Self::launch(config, true)
+    }
+
+    fn launch(config: RelayServerConfig, embedded: bool) -> io::Result<RelayServer> {
         let udp = UdpTransport::bind(config.bind, config.socket_buffer)?;
         let clock = NetClock::real();
         let mut driver = RelayDriver::new(udp, config, clock.clone());
-        let game = driver.embed();
+        let game = embedded.then(|| driver.embed());
         let local_addr = driver.local_addr()?;
         let stats = Arc::new(Mutex::new(RelayServerStats::default()));
         let shared = stats.clone();
@@ -234,8 +252,7 @@ impl RelayServer {
         self.clock.now()
     }
 
-    /// The game's end of an embedded relay (None when started with
-    /// `server_inbox_capacity` 0, as the standalone relay is).
+    /// The game's end of an embedded relay (None for a standalone one).
     pub fn game(&mut self) -> Option<&mut GameEnd> {
         self.game.as_mut()
     }
@@ -285,9 +302,12 @@ impl<R: RawSocket> RelayDriver<R> {
         let encode = |m: Message| m.to_bytes(&config.relay.precision).unwrap_or_default();
         let keepalive = encode(Message::KeepAlive);
         let ack_request = encode(Message::AckRequest);
+        let mut relay = Relay::new(config.relay);
+        // Until a game embeds it, nobody takes messages for the server.
+        relay.keep_server_messages(false);
         RelayDriver {
             manager: ConnectionManager::new(socket, laminar_config(config.idle_timeout)),
-            relay: Relay::new(config.relay),
+            relay,
             clock,
             config,
             ids: HashMap::new(),
@@ -300,16 +320,12 @@ impl<R: RawSocket> RelayDriver<R> {
         }
     }
 
-    /// Connects a game to this relay as its embedded server; None when the
-    /// relay keeps nothing for a server (`server_inbox_capacity` 0).
-    pub fn embed(&mut self) -> Option<GameEnd> {
-        let capacity = self.config.relay.server_inbox_capacity;
-        if capacity == 0 {
-            return None;
-        }
-        let (game, relay) = link(capacity);
+    /// Connects a game to this relay as its embedded server.
+    pub fn embed(&mut self) -> GameEnd {
+        let (game, relay) = link(self.config.relay.server_inbox_capacity);
         self.embedded = Some(relay);
-        Some(game)
+        self.relay.keep_server_messages(true);
+        game
     }
 
     /// A client the relay dropped because it came back on a new

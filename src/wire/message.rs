@@ -43,6 +43,7 @@ pub(crate) mod kind {
     pub const ENTITY_INTEREST: u8 = 22;
     pub const UNREGISTER: u8 = 23;
     pub const ACK_REQUEST: u8 = 24;
+    pub const GOODBYE: u8 = 25;
 }
 
 /// Entity kinds on the wire (send rights).
@@ -144,6 +145,10 @@ pub enum Message {
     /// move laminar's sequence past a lost packet so it is resent at once
     /// (net::ack_pacer).
     AckRequest,
+    /// Client -> relay, unreliable, sent a few times when the client
+    /// closes: the relay drops it at once instead of after its idle
+    /// timeout.
+    Goodbye,
     /// Client -> relay, reliable: this client is ready with an entity of
     /// `kind` (`entity_kind::*`).
     Register { entity: u64, kind: u8 },
@@ -319,6 +324,7 @@ impl Message {
             }
             Message::KeepAlive => w.u8(kind::KEEP_ALIVE),
             Message::AckRequest => w.u8(kind::ACK_REQUEST),
+            Message::Goodbye => w.u8(kind::GOODBYE),
             Message::Register { entity, kind: k } => {
                 w.u8(kind::REGISTER);
                 write_u64(w, *entity);
@@ -541,6 +547,7 @@ impl Message {
             },
             kind::KEEP_ALIVE => Message::KeepAlive,
             kind::ACK_REQUEST => Message::AckRequest,
+            kind::GOODBYE => Message::Goodbye,
             kind::REGISTER => {
                 let entity = read_u64(&mut r, "entity")?;
                 let k = r.u8("entity kind")?;
@@ -711,6 +718,7 @@ mod tests {
             },
             Message::KeepAlive,
             Message::AckRequest,
+            Message::Goodbye,
             Message::Register {
                 entity: 9,
                 kind: entity_kind::NEUTRAL,

@@ -39,8 +39,6 @@ OPTIONS:
 pub fn run(args: Vec<OsString>) -> Result<(), String> {
     use lexopt::prelude::*;
     let mut config = RelayServerConfig::default();
-    // Standalone: no game on this relay polls messages for the server.
-    config.relay.server_inbox_capacity = 0;
     let mut verbose = false;
     let mut duration: Option<f64> = None;
     let mut parser = lexopt::Parser::from_args(args);

@@ -221,17 +221,6 @@ namespace Netsync.Native
             get { return (NeutralInitialHolder)neutral_initial_holder; }
             set { neutral_initial_holder = (uint)value; }
         }
-
-        /// <summary>
-        /// False when <c>server_inbox_capacity</c> is 0: the relay then keeps
-        /// nothing for a game (a standalone relay), and every game call of
-        /// <see cref="RelayServer"/> (entities, commands, polls) fails with
-        /// NETSYNC_ERR_WRONG_STATE.
-        /// </summary>
-        public bool HasGameSide
-        {
-            get { return server_inbox_capacity != 0; }
-        }
     }
 
     public partial struct NetsyncServerEvent

@@ -18,7 +18,6 @@ namespace Netsync
         public event Action<ulong, CallRefusal> CallRefused;
 
         /// <summary>Pops the next event without raising anything; false when none is waiting.</summary>
-        /// <exception cref="NetsyncException">NETSYNC_ERR_WRONG_STATE without a game side (<see cref="HasGameSide"/>).</exception>
         public bool TryPollEvent(out NetsyncServerEvent serverEvent)
         {
             NetsyncServerEvent e;

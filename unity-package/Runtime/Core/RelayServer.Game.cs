@@ -11,8 +11,7 @@ namespace Netsync
     /// <see cref="CallRefused"/> event (<see cref="DispatchEvents"/>), not as
     /// an exception. Exceptions are for what is wrong at the call: a bad
     /// sample, a payload over <see cref="NetsyncLibrary.MaxPayload"/>
-    /// (NETSYNC_ERR_TOO_LARGE), a relay without a game side
-    /// (NETSYNC_ERR_WRONG_STATE, <see cref="HasGameSide"/>).
+    /// (NETSYNC_ERR_TOO_LARGE).
     /// </summary>
     public sealed unsafe partial class RelayServer
     {

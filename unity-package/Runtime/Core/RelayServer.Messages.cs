@@ -43,7 +43,6 @@ namespace Netsync
         /// nobody polls are kept up to <c>server_inbox_capacity</c>; more are
         /// dropped and counted (<c>server_messages_dropped</c>).
         /// </summary>
-        /// <exception cref="NetsyncException">NETSYNC_ERR_WRONG_STATE without a game side (<see cref="HasGameSide"/>).</exception>
         public bool TryPollMessage(out NetsyncMessage message, out ReadOnlySpan<byte> payload)
         {
             return _inbox.TryPoll(_handle, out message, out payload);

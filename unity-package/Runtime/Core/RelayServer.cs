@@ -72,17 +72,6 @@ namespace Netsync
             get { return _config; }
         }
 
-        /// <summary>
-        /// True when this relay has a game side (<c>server_inbox_capacity</c> &gt; 0,
-        /// the default): it can move server-owned entities, send commands and
-        /// hands this process commands and events. False: every one of those
-        /// calls fails with NETSYNC_ERR_WRONG_STATE.
-        /// </summary>
-        public bool HasGameSide
-        {
-            get { return _config.HasGameSide; }
-        }
-
         /// <summary>The UDP port the relay listens on.</summary>
         public ushort Port
         {

@@ -1015,8 +1015,9 @@ namespace Netsync.Native
         public uint neutral_initial_holder;
         /// <summary>
         ///  Most messages (commands for the server) kept until
-        ///  `netsync_server_poll_message` takes them; more are dropped and
-        ///  counted. 0: this server never polls, keep none. Default 65536.
+        ///  `netsync_server_poll_message` takes them, 0..=1048576; more are
+        ///  dropped and counted. 0: keep none (a server that only relays; its
+        ///  other calls and events still work). Default 65536.
         /// </summary>
         public uint server_inbox_capacity;
     }

@@ -459,7 +459,7 @@ namespace Netsync.Unity
                 return; // a handler disconnected
             }
             // 4. The hosted relay's events and commands for the server.
-            if (Relay != null && Relay.HasGameSide)
+            if (Relay != null)
             {
                 Relay.Dispatch();
             }

@@ -151,7 +151,6 @@ namespace Netsync.Tests
             Assert.AreEqual(2.0, server.rest_timeout);
             Assert.AreEqual(NeutralInitialHolder.FirstReady, server.NeutralInitialHolder);
             Assert.AreEqual(65536, server.server_inbox_capacity);
-            Assert.IsTrue(server.HasGameSide);
             var timeline = NetsyncTimelineConfig.CreateDefault();
             Assert.AreEqual(InterpolationMode.Adaptive, timeline.Mode);
             Assert.AreEqual(64, timeline.max_samples_per_entity);
