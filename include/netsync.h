@@ -6,8 +6,9 @@
  * exception: NETSYNC_ERR_BUFFER_TOO_SMALL writes the needed count);
  * netsync_last_error() gives the detail of the last failure on the calling
  * thread. Every call is panic-safe. Handles are checked: a freed or foreign
- * handle gives NETSYNC_ERR_INVALID_HANDLE. Units: metres, seconds, radians;
- * right-handed, Y up. See docs/c-api.md.
+ * handle gives NETSYNC_ERR_INVALID_HANDLE. Units: metres, seconds, radians.
+ * One frame for every engine: Y up, +X right, +Z forward (Unity's axes; a
+ * left-handed frame). See docs/c-api.md.
  */
 
 #ifndef NETSYNC_H
@@ -428,15 +429,18 @@ typedef struct NetsyncClientConfig {
   uint64_t conditioner_seed;
 } NetsyncClientConfig;
 
-// A vector of three floats (metres or metres per second; right-handed, Y up).
+// A vector of three floats (metres, metres per second or radians per
+// second) in netsync's one frame: Y up, +X right, +Z forward (Unity's
+// axes; a left-handed frame).
 typedef struct NetsyncVec3 {
   float x;
   float y;
   float z;
 } NetsyncVec3;
 
-// A rotation quaternion (x, y, z, w). Need not be normalised on input;
-// always normalised on output.
+// A rotation quaternion (x, y, z, w) in netsync's frame (Y up, +X right,
+// +Z forward). Need not be normalised on input; always normalised on
+// output.
 typedef struct NetsyncQuat {
   float x;
   float y;

@@ -19,8 +19,9 @@
  * - Objects are not thread-safe, like the handles they own (overlapping
  *   calls on one handle fail with NETSYNC_ERR_BUSY, never corrupt it).
  *
- * Units are the core's: metres, seconds, radians; right-handed, Y up.
- * Unreal users convert at the edge with netsync_unreal_convert.hpp.
+ * Units are the core's: metres, seconds, radians, in netsync's one frame:
+ * Y up, +X right, +Z forward (Unity's axes; a left-handed frame). Unreal
+ * users convert at the edge with netsync_unreal_convert.hpp.
  *
  * Engines define short macros (Unreal: check, verify, ensure, PI;
  * windows.h: min, max): no identifier in this header is one of them, so

@@ -1,51 +1,46 @@
 /*
- * netsync_unreal_convert.hpp: Unreal's frame and units <-> the core's.
+ * netsync_unreal_convert.hpp: Unreal's frame and units <-> netsync's.
  * Engine-independent and header-only (C++17): it reads any type with
  * members X, Y, Z [, W] (FVector, FQuat, or the plain structs below),
  * returns plain structs, and as<FVector>() / as<FQuat>() build engine
  * types from them. It needs only netsync.h (for the plain structs).
  *
- * Unreal: centimetres (WorldSettings' WorldToMeters, 100 by default),
- *         double precision, left-handed: X forward, Y right, Z up.
- * core:   metres, float, right-handed, Y up, +Z forward, so +X is left
- *         (glTF's convention; also the "forward +Z" of the timeline's
- *         face-motion option).
+ * Unreal:  centimetres (WorldSettings' WorldToMeters, 100 by default),
+ *          double precision; X forward, Y right, Z up (left-handed).
+ * netsync: metres, float; Y up, +X right, +Z forward (Unity's axes; a
+ *          left-handed frame). netsync's only frame: the Unity layer
+ *          passes Unity's values through unchanged, every other engine
+ *          layer converts to it at its edge, so clients of any engines
+ *          agree.
  *
  * Axis mapping (a linear map M on directions; positions and linear
  * velocities are also divided by the world units per metre):
  *
- *     core.x = -UE.Y     (UE right   -> core -X, the core's right)
- *     core.y =  UE.Z     (UE up      -> core +Y)
- *     core.z =  UE.X     (UE forward -> core +Z)
+ *     core.x = UE.Y      (UE right   -> +X, right)
+ *     core.y = UE.Z      (UE up      -> +Y, up)
+ *     core.z = UE.X      (UE forward -> +Z, forward)
  *
- *         | 0 -1  0 |
- *     M = | 0  0  1 |      det M = -1: M flips handedness, as it must to
- *         | 1  0  0 |      take a left-handed frame to a right-handed one.
+ *         | 0  1  0 |
+ *     M = | 0  0  1 |      det M = +1: a cyclic permutation of the axes,
+ *         | 1  0  0 |      a proper rotation (both frames are left-handed).
  *
- * Rotations. A rotation R in Unreal's components is M R M^T in the core's.
- * Write M = -P, where P = -M is a proper rotation (det P = +1); the signs
- * cancel, so M R M^T = P R P^T: the same angle about the axis P a. A unit
- * quaternion (v, w) with v = a sin(angle/2) therefore maps to (P v, w) =
- * (-M v, w):
+ * Rotations. A rotation R by an angle about the unit axis a, in Unreal's
+ * components, is M R M^T in netsync's: as M is a proper rotation, the
+ * same angle about M a. So a unit quaternion (v, w), v = a sin(angle/2),
+ * maps to (M v, w):
  *
- *     core.q = ( UE.q.Y, -UE.q.Z, -UE.q.X, UE.q.W )
- *     UE.q   = ( -core.q.z, core.q.x, -core.q.y, core.q.w )
+ *     core.q = ( UE.q.Y, UE.q.Z, UE.q.X, UE.q.W )
+ *     UE.q   = ( core.q.z, core.q.x, core.q.y, core.q.w )
  *
- * Check: Unreal's positive yaw (about +Z up) turns forward (+X) toward
- * right (+Y). It maps to a negative angle about core +Y, which turns core
- * forward (+Z) toward -X, the core's right. The same turn.
+ * Check: Unreal's positive yaw (about +Z, up) turns forward (+X) toward
+ * right (+Y). It maps to the same positive angle about +Y (up), which
+ * turns +Z (forward) toward +X (right), as a positive rotation about +Y
+ * does in Unity (Quaternion.Euler(0, 90, 0) * Vector3.forward is
+ * Vector3.right). The same turn.
  *
- * Angular velocity (rad/s, world space) is a pseudovector: dR/dt = [w]x R
- * becomes, under M, [det(M) M w]x, so it maps like a quaternion's vector
- * part: core.w = -M UE.w.
- *
- * Axes::UnityCompatible. The Unity layer passes Unity's values straight
- * (left-handed: X right, Y up, Z forward), so in a session that mixes
- * Unity and Unreal clients the data on the wire is in Unity's frame, the
- * mirror image of the core's documented one. This option maps Unreal to
- * that frame instead: core = (UE.Y, UE.Z, UE.X) / units, a proper rotation
- * (det +1), so quaternions and angular velocities map like vectors:
- * (q.Y, q.Z, q.X, q.W). Every client of one session must use the same Axes.
+ * Angular velocity (rad/s, world space): dR/dt = [w]x R becomes
+ * M [w]x M^T = [det(M) M w]x = [M w]x, so core.w = M UE.w, like a
+ * direction.
  *
  * Precision: the core is float. A float holds about 7 significant digits:
  * positions within 1 km (1e5 cm) of the origin keep better than 0.1 mm;
@@ -69,22 +64,11 @@ namespace unreal {
 constexpr double kCentimetresPerMetre = 100.0;
 constexpr double kPi = 3.14159265358979323846;
 
-/// Which frame the core's numbers are in (see the top of this file).
-enum class Axes {
-    /// The core's documented frame: right-handed, Y up, +Z forward.
-    RightHandedYUp,
-    /// Unity's frame, which the Unity layer sends unchanged: left-handed,
-    /// Y up, +Z forward, +X right. For sessions shared with Unity clients.
-    UnityCompatible,
-};
-
-/// How Unreal's world maps to the core's: world units per metre and axes.
+/// How Unreal's world maps to netsync's: world units per metre. The axes
+/// are fixed (see the top of this file), so directions, rotations and
+/// angular velocities need no Frame.
 struct Frame {
     double units_per_metre = kCentimetresPerMetre;
-    Axes axes = Axes::RightHandedYUp;
-
-    /// Sign of core.x for a UE +Y (right) direction: -1 right-handed, +1 Unity.
-    constexpr double right_sign() const noexcept { return axes == Axes::RightHandedYUp ? -1.0 : 1.0; }
 };
 
 /// A vector in Unreal's frame and units (FVector's member names).
@@ -122,15 +106,14 @@ Q as(const Quat& q) {
 
 // --- directions (no units) --------------------------------------------------
 
+/// A direction (or any vector without units) from Unreal's axes: (Y, Z, X).
 template <class V>
-NetsyncVec3 direction_to_core(const V& d, const Frame& frame = Frame()) noexcept {
-    return NetsyncVec3{static_cast<float>(frame.right_sign() * d.Y), static_cast<float>(d.Z),
-                       static_cast<float>(d.X)};
+NetsyncVec3 direction_to_core(const V& d) noexcept {
+    return NetsyncVec3{static_cast<float>(d.Y), static_cast<float>(d.Z), static_cast<float>(d.X)};
 }
 
-inline Vector direction_from_core(const NetsyncVec3& d, const Frame& frame = Frame()) noexcept {
-    return Vector{static_cast<double>(d.z), frame.right_sign() * static_cast<double>(d.x),
-                  static_cast<double>(d.y)};
+inline Vector direction_from_core(const NetsyncVec3& d) noexcept {
+    return Vector{static_cast<double>(d.z), static_cast<double>(d.x), static_cast<double>(d.y)};
 }
 
 // --- positions (cm -> m) and linear velocities (cm/s -> m/s) -----------------
@@ -138,14 +121,12 @@ inline Vector direction_from_core(const NetsyncVec3& d, const Frame& frame = Fra
 template <class V>
 NetsyncVec3 position_to_core(const V& p, const Frame& frame = Frame()) noexcept {
     const double s = 1.0 / frame.units_per_metre;
-    return NetsyncVec3{static_cast<float>(frame.right_sign() * p.Y * s), static_cast<float>(p.Z * s),
-                       static_cast<float>(p.X * s)};
+    return NetsyncVec3{static_cast<float>(p.Y * s), static_cast<float>(p.Z * s), static_cast<float>(p.X * s)};
 }
 
 inline Vector position_from_core(const NetsyncVec3& p, const Frame& frame = Frame()) noexcept {
     const double s = frame.units_per_metre;
-    return Vector{static_cast<double>(p.z) * s, frame.right_sign() * static_cast<double>(p.x) * s,
-                  static_cast<double>(p.y) * s};
+    return Vector{static_cast<double>(p.z) * s, static_cast<double>(p.x) * s, static_cast<double>(p.y) * s};
 }
 
 template <class V>
@@ -172,24 +153,14 @@ inline double radians_to_degrees(float radians) noexcept { return static_cast<do
 
 // --- rotations -------------------------------------------------------------------
 
-/// A pseudovector (a quaternion's vector part, an angular velocity) from
-/// Unreal's components: det(M) M v, i.e. (Y, s Z, s X) with s = right_sign.
-template <class V>
-void pseudo_to_core(const V& v, const Frame& frame, double& x, double& y, double& z) noexcept {
-    const double s = frame.right_sign();
-    x = v.Y;
-    y = s * v.Z;
-    z = s * v.X;
-}
-
-/// Normalised on the way (in double). A zero or non-finite quaternion is
-/// passed on as it is, so that the core rejects it with a message.
+/// A rotation from Unreal's components: (q.Y, q.Z, q.X, q.W), normalised on
+/// the way (in double). A zero or non-finite quaternion is passed on as it
+/// is, so that the core rejects it with a message.
 template <class Q>
-NetsyncQuat rotation_to_core(const Q& q, const Frame& frame = Frame()) noexcept {
-    double x = 0.0;
-    double y = 0.0;
-    double z = 0.0;
-    pseudo_to_core(q, frame, x, y, z);
+NetsyncQuat rotation_to_core(const Q& q) noexcept {
+    double x = q.Y;
+    double y = q.Z;
+    double z = q.X;
     double w = q.W;
     const double n = std::sqrt(x * x + y * y + z * z + w * w);
     if (n > 0.0 && std::isfinite(n)) {
@@ -201,11 +172,9 @@ NetsyncQuat rotation_to_core(const Q& q, const Frame& frame = Frame()) noexcept 
     return NetsyncQuat{static_cast<float>(x), static_cast<float>(y), static_cast<float>(z), static_cast<float>(w)};
 }
 
-/// The Unreal rotation of a core quaternion (normalised in double).
-inline Quat rotation_from_core(const NetsyncQuat& q, const Frame& frame = Frame()) noexcept {
-    const double s = frame.right_sign();
-    Quat r{s * static_cast<double>(q.z), static_cast<double>(q.x), s * static_cast<double>(q.y),
-           static_cast<double>(q.w)};
+/// The Unreal rotation of a netsync quaternion (normalised in double).
+inline Quat rotation_from_core(const NetsyncQuat& q) noexcept {
+    Quat r{static_cast<double>(q.z), static_cast<double>(q.x), static_cast<double>(q.y), static_cast<double>(q.w)};
     const double n = std::sqrt(r.X * r.X + r.Y * r.Y + r.Z * r.Z + r.W * r.W);
     if (n > 0.0 && std::isfinite(n)) {
         r.X /= n;
@@ -218,30 +187,23 @@ inline Quat rotation_from_core(const NetsyncQuat& q, const Frame& frame = Frame(
 
 // --- angular velocities (rad/s, world space) -------------------------------------
 
-/// GetPhysicsAngularVelocityInRadians() to the core's rad/s.
+/// GetPhysicsAngularVelocityInRadians() to netsync's rad/s: (Y, Z, X).
 template <class V>
-NetsyncVec3 angular_velocity_to_core(const V& w, const Frame& frame = Frame()) noexcept {
-    double x = 0.0;
-    double y = 0.0;
-    double z = 0.0;
-    pseudo_to_core(w, frame, x, y, z);
-    return NetsyncVec3{static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)};
+NetsyncVec3 angular_velocity_to_core(const V& w) noexcept {
+    return direction_to_core(w);
 }
 
-inline Vector angular_velocity_from_core(const NetsyncVec3& w, const Frame& frame = Frame()) noexcept {
-    const double s = frame.right_sign();
-    return Vector{s * static_cast<double>(w.z), static_cast<double>(w.x), s * static_cast<double>(w.y)};
-}
+inline Vector angular_velocity_from_core(const NetsyncVec3& w) noexcept { return direction_from_core(w); }
 
-/// GetPhysicsAngularVelocityInDegrees() to the core's rad/s.
+/// GetPhysicsAngularVelocityInDegrees() to netsync's rad/s.
 template <class V>
-NetsyncVec3 angular_velocity_degrees_to_core(const V& w, const Frame& frame = Frame()) noexcept {
+NetsyncVec3 angular_velocity_degrees_to_core(const V& w) noexcept {
     const double k = kPi / 180.0;
-    return angular_velocity_to_core(Vector{w.X * k, w.Y * k, w.Z * k}, frame);
+    return angular_velocity_to_core(Vector{w.X * k, w.Y * k, w.Z * k});
 }
 
-inline Vector angular_velocity_degrees_from_core(const NetsyncVec3& w, const Frame& frame = Frame()) noexcept {
-    const Vector r = angular_velocity_from_core(w, frame);
+inline Vector angular_velocity_degrees_from_core(const NetsyncVec3& w) noexcept {
+    const Vector r = angular_velocity_from_core(w);
     const double k = 180.0 / kPi;
     return Vector{r.X * k, r.Y * k, r.Z * k};
 }
@@ -255,7 +217,7 @@ NetsyncSample sample_to_core(uint64_t entity_id, const V& location, const Q& rot
     NetsyncSample s{};
     s.entity_id = entity_id;
     s.position = position_to_core(location, frame);
-    s.rotation = rotation_to_core(rotation, frame);
+    s.rotation = rotation_to_core(rotation);
     return s;
 }
 
@@ -265,14 +227,14 @@ NetsyncSample sample_to_core(uint64_t entity_id, const V& location, const Q& rot
                              const W& angular_velocity_rad, const Frame& frame = Frame()) noexcept {
     NetsyncSample s = sample_to_core(entity_id, location, rotation, frame);
     s.linear_velocity = velocity_to_core(linear_velocity, frame);
-    s.angular_velocity = angular_velocity_to_core(angular_velocity_rad, frame);
+    s.angular_velocity = angular_velocity_to_core(angular_velocity_rad);
     s.flags = NETSYNC_SAMPLE_HAS_VELOCITY | NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY;
     return s;
 }
 
 /// The Unreal pose of a transform from a tick.
 inline Pose pose_from_core(const NetsyncTransform& t, const Frame& frame = Frame()) noexcept {
-    return Pose{position_from_core(t.position, frame), rotation_from_core(t.rotation, frame)};
+    return Pose{position_from_core(t.position, frame), rotation_from_core(t.rotation)};
 }
 
 // --- entity ids ---------------------------------------------------------------------

@@ -6,7 +6,9 @@ use glam::{Quat, Vec3};
 
 use crate::core::pose::{Pose, Sample, SampleFlags};
 
-/// A vector of three floats (metres or metres per second; right-handed, Y up).
+/// A vector of three floats (metres, metres per second or radians per
+/// second) in netsync's one frame: Y up, +X right, +Z forward (Unity's
+/// axes; a left-handed frame).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NetsyncVec3 {
@@ -15,8 +17,9 @@ pub struct NetsyncVec3 {
     pub z: f32,
 }
 
-/// A rotation quaternion (x, y, z, w). Need not be normalised on input;
-/// always normalised on output.
+/// A rotation quaternion (x, y, z, w) in netsync's frame (Y up, +X right,
+/// +Z forward). Need not be normalised on input; always normalised on
+/// output.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NetsyncQuat {

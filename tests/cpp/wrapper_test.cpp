@@ -2,7 +2,8 @@
 // against the real library, as an engine layer (the Unreal plugin) would:
 // Unreal-frame poses converted at the edge, a relay and two clients on
 // loopback, a collision claim, commands, errors as exceptions, logging;
-// and the conversions' round trips and geometry.
+// and the conversions' round trips and geometry, and that they produce
+// exactly what a Unity client sends (netsync's one frame is Unity's axes).
 // Built by tests/cpp_programs.rs with g++ -std=c++17 -Wall -Wextra -Werror.
 
 // The conversion header first: it must stand alone on netsync.h.
@@ -118,41 +119,60 @@ static double quat_dist(D4 a, D4 b) {
 static ue::Quat ue_yaw(double radians) { return uq(axis_angle(D3{0, 0, 1}, radians)); }
 
 // ---------------------------------------------------------------------------
-// Conversions
+// Conversions: Unreal <-> netsync's one frame (metres; X right, Y up,
+// Z forward: Unity's axes).
 
 static void test_conversion_axes() {
-    const ue::Frame rh;  // defaults: 100 units per metre, right-handed Y up
-    ue::Frame unity;
-    unity.axes = ue::Axes::UnityCompatible;
-
-    // Unreal forward / right / up (1 m each).
-    const NetsyncVec3 fwd = ue::position_to_core(ue::Vector{100, 0, 0}, rh);
-    const NetsyncVec3 right = ue::position_to_core(ue::Vector{0, 100, 0}, rh);
-    const NetsyncVec3 up = ue::position_to_core(ue::Vector{0, 0, 100}, rh);
+    // Unreal forward / right / up (1 m each) -> +Z / +X / +Y, exactly.
+    const NetsyncVec3 fwd = ue::position_to_core(ue::Vector{100, 0, 0});
+    const NetsyncVec3 right = ue::position_to_core(FVectorLike(0, 100, 0));
+    const NetsyncVec3 up = ue::position_to_core(ue::Vector{0, 0, 100});
     EXPECT(fwd.x == 0 && fwd.y == 0 && fwd.z == 1, "forward -> (%g %g %g)", fwd.x, fwd.y, fwd.z);
-    EXPECT(right.x == -1 && right.y == 0 && right.z == 0, "right -> (%g %g %g)", right.x, right.y, right.z);
+    EXPECT(right.x == 1 && right.y == 0 && right.z == 0, "right -> (%g %g %g)", right.x, right.y, right.z);
     EXPECT(up.x == 0 && up.y == 1 && up.z == 0, "up -> (%g %g %g)", up.x, up.y, up.z);
-    const NetsyncVec3 unity_right = ue::position_to_core(FVectorLike(0, 100, 0), unity);
-    EXPECT(unity_right.x == 1 && unity_right.y == 0 && unity_right.z == 0, "unity right -> (%g %g %g)", unity_right.x,
-           unity_right.y, unity_right.z);
+    const NetsyncVec3 d = ue::direction_to_core(ue::Vector{0.25, -0.5, 0.75});
+    EXPECT(d.x == -0.5f && d.y == 0.75f && d.z == 0.25f, "direction (X, Y, Z) -> (Y, Z, X): (%g %g %g)", d.x, d.y, d.z);
+    const ue::Vector back = ue::direction_from_core(NetsyncVec3{1, 2, 3});
+    EXPECT(back.X == 3 && back.Y == 1 && back.Z == 2, "direction (x, y, z) -> (z, x, y): (%g %g %g)", back.X, back.Y,
+           back.Z);
 
-    // Handedness: cross products map with det(M): -1 right-handed, +1 Unity.
-    for (int f = 0; f < 2; ++f) {
-        const ue::Frame& frame = f == 0 ? rh : unity;
-        const double det = f == 0 ? -1.0 : 1.0;
-        const D3 a{0.3, -1.2, 0.7};
-        const D3 b{-0.4, 0.5, 2.0};
-        const D3 lhs = cross(d3(ue::direction_to_core(uv(a), frame)), d3(ue::direction_to_core(uv(b), frame)));
-        const D3 m = d3(ue::direction_to_core(uv(cross(a, b)), frame));
-        EXPECT(dist(lhs, D3{det * m.x, det * m.y, det * m.z}) < 1e-5, "cross product under frame %d", f);
-    }
+    // Both frames are left-handed: the map is a rotation (det +1), so it
+    // keeps cross products: M (a x b) = (M a) x (M b).
+    const D3 a{0.3, -1.2, 0.7};
+    const D3 b{-0.4, 0.5, 2.0};
+    const D3 lhs = cross(d3(ue::direction_to_core(uv(a))), d3(ue::direction_to_core(uv(b))));
+    const D3 rhs = d3(ue::direction_to_core(uv(cross(a, b))));
+    EXPECT(dist(lhs, rhs) < 1e-5, "cross products kept: (%g %g %g) vs (%g %g %g)", lhs.x, lhs.y, lhs.z, rhs.x, rhs.y,
+           rhs.z);
 
-    // Unreal's positive yaw turns forward toward right; the converted
-    // rotation turns the core's forward toward the core's right.
-    const NetsyncQuat yaw90 = ue::rotation_to_core(ue_yaw(ue::kPi / 2), rh);
+    // Unreal's positive yaw (about +Z up) turns forward toward right. The
+    // converted rotation is a positive rotation about +Y that turns +Z
+    // (forward) toward +X (right): Unity's Quaternion.Euler(0, 90, 0).
+    const float h = 0.70710678f;
+    const NetsyncQuat yaw90 = ue::rotation_to_core(ue_yaw(ue::kPi / 2));
+    EXPECT(std::fabs(yaw90.x) < 1e-7f && std::fabs(yaw90.y - h) < 1e-7f && std::fabs(yaw90.z) < 1e-7f &&
+               std::fabs(yaw90.w - h) < 1e-7f,
+           "yaw +90 -> (%g %g %g %g), Unity's Euler(0, 90, 0) is (0 %g 0 %g)", yaw90.x, yaw90.y, yaw90.z, yaw90.w, h, h);
     const D3 turned = rotate(d4(yaw90), D3{0, 0, 1});
-    EXPECT(dist(turned, d3(right)) < 1e-6, "yaw 90 turns forward to (%g %g %g)", turned.x, turned.y, turned.z);
-    report("axes: UE forward/right/up -> core +Z/-X/+Y (Unity-compatible: right -> +X); yaw +90 turns forward to right");
+    EXPECT(dist(turned, D3{1, 0, 0}) < 1e-6, "yaw +90 turns forward to (%g %g %g)", turned.x, turned.y, turned.z);
+    const D3 turned_left = rotate(d4(ue::rotation_to_core(ue_yaw(-ue::kPi / 2))), D3{0, 0, 1});
+    EXPECT(dist(turned_left, D3{-1, 0, 0}) < 1e-6, "yaw -90 turns forward to (%g %g %g)", turned_left.x, turned_left.y,
+           turned_left.z);
+
+    // +90 about Unreal's right (+Y) turns forward down (UE -Z): about +X,
+    // as Unity's Quaternion.Euler(90, 0, 0) turns Vector3.forward down.
+    const NetsyncQuat about_right = ue::rotation_to_core(uq(axis_angle(D3{0, 1, 0}, ue::kPi / 2)));
+    EXPECT(std::fabs(about_right.x - h) < 1e-7f && std::fabs(about_right.y) < 1e-7f &&
+               std::fabs(about_right.z) < 1e-7f && std::fabs(about_right.w - h) < 1e-7f,
+           "+90 about UE right -> (%g %g %g %g)", about_right.x, about_right.y, about_right.z, about_right.w);
+    const D3 down = rotate(d4(about_right), D3{0, 0, 1});
+    EXPECT(dist(down, D3{0, -1, 0}) < 1e-6, "+90 about right turns forward to (%g %g %g)", down.x, down.y, down.z);
+
+    // A yaw rate is an angular velocity about up in both frames, same sign.
+    const NetsyncVec3 spin = ue::angular_velocity_to_core(ue::Vector{0, 0, 2});
+    EXPECT(spin.x == 0 && spin.y == 2 && spin.z == 0, "yaw rate 2 rad/s -> (%g %g %g)", spin.x, spin.y, spin.z);
+    report("axes: UE forward/right/up -> +Z/+X/+Y; cross products kept; yaw +90 turns forward to right "
+           "(Unity's Euler(0, 90, 0)), pitch about right turns it down");
 }
 
 static void test_conversion_geometry() {
@@ -160,29 +180,25 @@ static void test_conversion_geometry() {
     std::uniform_real_distribution<double> unit(-1.0, 1.0);
     double worst_rot = 0;
     double worst_ang = 0;
-    for (int f = 0; f < 2; ++f) {
-        ue::Frame frame;
-        frame.axes = f == 0 ? ue::Axes::RightHandedYUp : ue::Axes::UnityCompatible;
-        for (int i = 0; i < 500; ++i) {
-            // A random rotation and direction: rotating in Unreal and then
-            // converting equals converting both and rotating in the core.
-            const D4 q = axis_angle(D3{unit(rng), unit(rng), unit(rng) + 1e-3}, unit(rng) * ue::kPi);
-            const D3 v{unit(rng), unit(rng), unit(rng)};
-            const D3 expected = d3(ue::direction_to_core(uv(rotate(q, v)), frame));
-            const D3 got = rotate(d4(ue::rotation_to_core(uq(q), frame)), d3(ue::direction_to_core(uv(v), frame)));
-            worst_rot = std::max(worst_rot, dist(expected, got));
+    for (int i = 0; i < 1000; ++i) {
+        // A random rotation and direction: rotating in Unreal and then
+        // converting equals converting both and rotating in netsync's frame.
+        const D4 q = axis_angle(D3{unit(rng), unit(rng), unit(rng) + 1e-3}, unit(rng) * ue::kPi);
+        const D3 v{unit(rng), unit(rng), unit(rng)};
+        const D3 expected = d3(ue::direction_to_core(uv(rotate(q, v))));
+        const D3 got = rotate(d4(ue::rotation_to_core(uq(q))), d3(ue::direction_to_core(uv(v))));
+        worst_rot = std::max(worst_rot, dist(expected, got));
 
-            // An angular velocity w (rad/s) turns by |w| dt about w: the
-            // converted velocity turns by the converted rotation.
-            const D3 w{unit(rng) * 5, unit(rng) * 5, unit(rng) * 5};
-            const double speed = std::sqrt(w.x * w.x + w.y * w.y + w.z * w.z);
-            const double dt = 0.1;
-            const D4 turn_ue = axis_angle(w, speed * dt);
-            const NetsyncVec3 wc = ue::angular_velocity_to_core(uv(w), frame);
-            const double speed_c = std::sqrt(double(wc.x) * wc.x + double(wc.y) * wc.y + double(wc.z) * wc.z);
-            const D4 turn_core = axis_angle(d3(wc), speed_c * dt);
-            worst_ang = std::max(worst_ang, quat_dist(d4(ue::rotation_to_core(uq(turn_ue), frame)), turn_core));
-        }
+        // An angular velocity w (rad/s) turns by |w| dt about w: the
+        // converted velocity turns by the converted rotation.
+        const D3 w{unit(rng) * 5, unit(rng) * 5, unit(rng) * 5};
+        const double speed = std::sqrt(w.x * w.x + w.y * w.y + w.z * w.z);
+        const double dt = 0.1;
+        const D4 turn_ue = axis_angle(w, speed * dt);
+        const NetsyncVec3 wc = ue::angular_velocity_to_core(uv(w));
+        const double speed_c = std::sqrt(double(wc.x) * wc.x + double(wc.y) * wc.y + double(wc.z) * wc.z);
+        const D4 turn_core = axis_angle(d3(wc), speed_c * dt);
+        worst_ang = std::max(worst_ang, quat_dist(d4(ue::rotation_to_core(uq(turn_ue))), turn_core));
     }
     EXPECT(worst_rot < 1e-5, "rotations disagree with directions by %g", worst_rot);
     EXPECT(worst_ang < 1e-5, "angular velocities disagree with rotations by %g", worst_ang);
@@ -198,25 +214,20 @@ static void test_conversion_round_trips() {
     double worst_rot = 0;
     double worst_vel = 0;
     double worst_ang = 0;
-    for (int f = 0; f < 2; ++f) {
-        ue::Frame frame;
-        frame.axes = f == 0 ? ue::Axes::RightHandedYUp : ue::Axes::UnityCompatible;
-        for (int i = 0; i < 2000; ++i) {
-            // Up to 1 km from the origin, in centimetres.
-            const ue::Vector p{unit(rng) * 1e5, unit(rng) * 1e5, unit(rng) * 1e5};
-            const ue::Vector back = ue::position_from_core(ue::position_to_core(p, frame), frame);
-            const double comps[3][2] = {{p.X, back.X}, {p.Y, back.Y}, {p.Z, back.Z}};
-            for (const auto& c : comps) {
-                worst_pos = std::max(worst_pos, std::fabs(c[0] - c[1]) / (std::fabs(c[0]) * float_eps + 1e-30));
-            }
-            const ue::Vector v{unit(rng) * 3000, unit(rng) * 3000, unit(rng) * 3000};
-            worst_vel = std::max(worst_vel, dist(d3(v), d3(ue::velocity_from_core(ue::velocity_to_core(v, frame), frame))));
-            const ue::Vector w{unit(rng) * 20, unit(rng) * 20, unit(rng) * 20};
-            worst_ang = std::max(worst_ang, dist(d3(w), d3(ue::angular_velocity_from_core(
-                                                             ue::angular_velocity_to_core(w, frame), frame))));
-            const D4 q = axis_angle(D3{unit(rng), unit(rng), unit(rng) + 1e-3}, unit(rng) * ue::kPi);
-            worst_rot = std::max(worst_rot, quat_dist(q, d4(ue::rotation_from_core(ue::rotation_to_core(uq(q), frame), frame))));
+    for (int i = 0; i < 4000; ++i) {
+        // Up to 1 km from the origin, in centimetres.
+        const ue::Vector p{unit(rng) * 1e5, unit(rng) * 1e5, unit(rng) * 1e5};
+        const ue::Vector back = ue::position_from_core(ue::position_to_core(p));
+        const double comps[3][2] = {{p.X, back.X}, {p.Y, back.Y}, {p.Z, back.Z}};
+        for (const auto& c : comps) {
+            worst_pos = std::max(worst_pos, std::fabs(c[0] - c[1]) / (std::fabs(c[0]) * float_eps + 1e-30));
         }
+        const ue::Vector v{unit(rng) * 3000, unit(rng) * 3000, unit(rng) * 3000};
+        worst_vel = std::max(worst_vel, dist(d3(v), d3(ue::velocity_from_core(ue::velocity_to_core(v)))));
+        const ue::Vector w{unit(rng) * 20, unit(rng) * 20, unit(rng) * 20};
+        worst_ang = std::max(worst_ang, dist(d3(w), d3(ue::angular_velocity_from_core(ue::angular_velocity_to_core(w)))));
+        const D4 q = axis_angle(D3{unit(rng), unit(rng), unit(rng) + 1e-3}, unit(rng) * ue::kPi);
+        worst_rot = std::max(worst_rot, quat_dist(q, d4(ue::rotation_from_core(ue::rotation_to_core(uq(q))))));
     }
     // Rounding to float and back: at most half an ulp per component, plus
     // the division by 100 (one more rounding).
@@ -244,16 +255,17 @@ static void test_conversion_round_trips() {
     EXPECT(std::fabs(ue::degrees_to_radians(180.0) - 3.14159265f) < 1e-6f, "degrees");
     EXPECT(std::fabs(ue::radians_to_degrees(ue::degrees_to_radians(37.5)) - 37.5) < 1e-4, "radians");
     const NetsyncVec3 deg = ue::angular_velocity_degrees_to_core(ue::Vector{0, 0, 90});
-    EXPECT(std::fabs(deg.y + 1.5707963f) < 1e-6f, "90 deg/s of yaw -> %g rad/s about core Y", deg.y);
+    EXPECT(std::fabs(deg.y - 1.5707963f) < 1e-6f && deg.x == 0 && deg.z == 0, "90 deg/s of yaw -> %g rad/s about +Y",
+           deg.y);
     const ue::Vector deg_back = ue::angular_velocity_degrees_from_core(deg);
     EXPECT(std::fabs(deg_back.Z - 90) < 1e-4, "degrees back %g", deg_back.Z);
 
     // Whole states, engine types and invalid input.
     const NetsyncSample s = ue::sample_to_core(7, FVectorLike(100, 200, 300), FQuatLike(0, 0, 0, 2),
                                                FVectorLike(0, 0, -980), FVectorLike(0, 0, 1));
-    EXPECT(s.entity_id == 7 && s.position.x == -2 && s.position.y == 3 && s.position.z == 1, "sample position");
+    EXPECT(s.entity_id == 7 && s.position.x == 2 && s.position.y == 3 && s.position.z == 1, "sample position");
     EXPECT(s.rotation.w == 1 && s.rotation.x == 0, "sample rotation normalised");
-    EXPECT(s.linear_velocity.y == -9.8f && s.angular_velocity.y == -1,
+    EXPECT(s.linear_velocity.y == -9.8f && s.angular_velocity.y == 1,
            "sample velocities (%g, %g)", s.linear_velocity.y, s.angular_velocity.y);
     EXPECT(s.flags == (NETSYNC_SAMPLE_HAS_VELOCITY | NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY), "sample flags %u", s.flags);
     NetsyncTransform t{};
@@ -272,6 +284,82 @@ static void test_conversion_round_trips() {
     EXPECT(ue::entity_id_from_name("foobar") == 0x85944171f73967e8ull, "fnv of foobar");
     static_assert(ue::entity_id_from_name("/Game/Maps/Arena.Arena:PersistentLevel.Ball_2") != 0, "constexpr ids");
     report("units and whole states: world scale, degrees, samples, poses, engine types, FNV-1a entity ids");
+}
+
+// What a Unity object sends: Unity's Vector3 and Quaternion unchanged
+// (the Unity layer's NetsyncVec3/NetsyncQuat are views of them).
+static NetsyncSample unity_sample(uint64_t id, NetsyncVec3 position, NetsyncQuat rotation, NetsyncVec3 velocity,
+                                  NetsyncVec3 angular_velocity) {
+    NetsyncSample s{};
+    s.entity_id = id;
+    s.position = position;
+    s.rotation = rotation;
+    s.linear_velocity = velocity;
+    s.angular_velocity = angular_velocity;
+    s.flags = NETSYNC_SAMPLE_HAS_VELOCITY | NETSYNC_SAMPLE_HAS_ANGULAR_VELOCITY;
+    return s;
+}
+
+static double sample_diff(const NetsyncSample& a, const NetsyncSample& b) {
+    const float d[] = {a.position.x - b.position.x,
+                       a.position.y - b.position.y,
+                       a.position.z - b.position.z,
+                       a.rotation.x - b.rotation.x,
+                       a.rotation.y - b.rotation.y,
+                       a.rotation.z - b.rotation.z,
+                       a.rotation.w - b.rotation.w,
+                       a.linear_velocity.x - b.linear_velocity.x,
+                       a.linear_velocity.y - b.linear_velocity.y,
+                       a.linear_velocity.z - b.linear_velocity.z,
+                       a.angular_velocity.x - b.angular_velocity.x,
+                       a.angular_velocity.y - b.angular_velocity.y,
+                       a.angular_velocity.z - b.angular_velocity.z};
+    double worst = (a.entity_id == b.entity_id && a.flags == b.flags) ? 0.0 : 1e9;
+    for (const float x : d) worst = std::max(worst, static_cast<double>(std::fabs(x)));
+    return worst;
+}
+
+// A Unity client and an Unreal client in one session send the same numbers
+// for the same placement and motion: netsync has one frame, Unity's axes.
+static void test_conversion_matches_unity() {
+    // An actor at UE (100, 200, 300) cm, unrotated, moving forward at 5 m/s:
+    // a Unity object at Vector3(2, 3, 1), Quaternion.identity, moving along
+    // Vector3.forward (+Z).
+    const NetsyncSample from_ue = ue::sample_to_core(42, FVectorLike(100, 200, 300), FQuatLike(0, 0, 0, 1),
+                                                     FVectorLike(500, 0, 0), FVectorLike(0, 0, 0));
+    const NetsyncSample from_unity =
+        unity_sample(42, NetsyncVec3{2, 3, 1}, NetsyncQuat{0, 0, 0, 1}, NetsyncVec3{0, 0, 5}, NetsyncVec3{0, 0, 0});
+    EXPECT(sample_diff(from_ue, from_unity) == 0.0,
+           "UE (100, 200, 300) cm moving forward sent as (%g %g %g) m moving (%g %g %g)", from_ue.position.x,
+           from_ue.position.y, from_ue.position.z, from_ue.linear_velocity.x, from_ue.linear_velocity.y,
+           from_ue.linear_velocity.z);
+
+    // The same actor yawed +90 (facing its right), moving along its forward
+    // and turning right at 1 rad/s: Unity's Quaternion.Euler(0, 90, 0), moving
+    // along transform.forward (Vector3.right), angular velocity (0, 1, 0).
+    const float h = 0.70710678f;
+    const NetsyncSample turned_ue = ue::sample_to_core(42, FVectorLike(100, 200, 300), ue_yaw(ue::kPi / 2),
+                                                       FVectorLike(0, 500, 0), FVectorLike(0, 0, 1));
+    const NetsyncSample turned_unity =
+        unity_sample(42, NetsyncVec3{2, 3, 1}, NetsyncQuat{0, h, 0, h}, NetsyncVec3{5, 0, 0}, NetsyncVec3{0, 1, 0});
+    const double turned_diff = sample_diff(turned_ue, turned_unity);
+    EXPECT(turned_diff < 1e-7, "yawed +90 and turning right: off Unity's numbers by %g", turned_diff);
+    const D3 facing = rotate(d4(turned_ue.rotation), D3{0, 0, 1});
+    const D3 heading = d3(turned_ue.linear_velocity);
+    EXPECT(dist(facing, D3{heading.x / 5, heading.y / 5, heading.z / 5}) < 1e-6, "it faces where it moves: (%g %g %g)",
+           facing.x, facing.y, facing.z);
+
+    // And back: what the Unity object sends shows in Unreal where the actor was.
+    NetsyncTransform t{};
+    t.position = turned_unity.position;
+    t.rotation = turned_unity.rotation;
+    const ue::Pose pose = ue::pose_from_core(t);
+    const double rot_off = quat_angle(d4(pose.Rotation), d4(ue_yaw(ue::kPi / 2)));
+    EXPECT(pose.Location.X == 100 && pose.Location.Y == 200 && pose.Location.Z == 300 && rot_off < 1e-4,
+           "Unity's object shows in Unreal at (%g %g %g), %g degrees off the yaw", pose.Location.X, pose.Location.Y,
+           pose.Location.Z, rot_off);
+    report("one frame with Unity: UE (100, 200, 300) cm moving forward is sent as (2, 3, 1) m moving +Z, as a Unity "
+           "object at Vector3(2, 3, 1) is; a yawed, turning actor sends Unity's numbers and shows back unchanged");
 }
 
 // ---------------------------------------------------------------------------
@@ -699,6 +787,7 @@ int main() {
         test_conversion_axes();
         test_conversion_geometry();
         test_conversion_round_trips();
+        test_conversion_matches_unity();
         test_errors();
         test_log();
         test_rest_detector();

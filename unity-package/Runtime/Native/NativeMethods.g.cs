@@ -1283,7 +1283,9 @@ namespace Netsync.Native
     }
 
     /// <summary>
-    ///  A vector of three floats (metres or metres per second; right-handed, Y up).
+    ///  A vector of three floats (metres, metres per second or radians per
+    ///  second) in netsync's one frame: Y up, +X right, +Z forward (Unity's
+    ///  axes; a left-handed frame).
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe partial struct NetsyncVec3
@@ -1294,8 +1296,9 @@ namespace Netsync.Native
     }
 
     /// <summary>
-    ///  A rotation quaternion (x, y, z, w). Need not be normalised on input;
-    ///  always normalised on output.
+    ///  A rotation quaternion (x, y, z, w) in netsync's frame (Y up, +X right,
+    ///  +Z forward). Need not be normalised on input; always normalised on
+    ///  output.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe partial struct NetsyncQuat

@@ -129,8 +129,6 @@ void UNetSyncSubsystem::Tick(float /*DeltaTime*/)
 
 void UNetSyncSubsystem::UpdateFrame()
 {
-	const UNetSyncSettings* Settings = GetDefault<UNetSyncSettings>();
-	Frame.axes = Settings->Axes == ENetSyncAxes::UnityCompatible ? ue::Axes::UnityCompatible : ue::Axes::RightHandedYUp;
 	Frame.units_per_metre = ue::kCentimetresPerMetre;
 	if (const UWorld* World = GetTickableGameObjectWorld())
 	{

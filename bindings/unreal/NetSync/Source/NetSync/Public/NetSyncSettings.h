@@ -84,10 +84,6 @@ public:
 	UPROPERTY(Config, EditAnywhere, Category = "Display")
 	ENetSyncInterpolationMode InterpolationMode = ENetSyncInterpolationMode::Adaptive;
 
-	/** The frame on the wire. Unity Compatible when Unity clients share the session; every client of a session must agree. */
-	UPROPERTY(Config, EditAnywhere, Category = "Display")
-	ENetSyncAxes Axes = ENetSyncAxes::RightHandedYUp;
-
 	// --- Testing and logging ------------------------------------------------------
 
 	/** Put this client's traffic through a simulated network (latency, jitter, loss). Development only. */

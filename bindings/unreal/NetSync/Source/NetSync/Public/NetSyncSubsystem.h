@@ -153,7 +153,7 @@ public:
 	/** The relay started here (empty when none runs): its embedded-server calls move server-owned entities. */
 	netsync::Server& GetRelay() { return Relay; }
 
-	/** Unreal world <-> core conversion in use (world scale and the project's axes). */
+	/** Unreal world <-> netsync conversion in use: the world's scale (the axes are fixed, netsync_unreal_convert.hpp). */
 	const netsync::unreal::Frame& GetFrame() const { return Frame; }
 
 	/** True when the entity has been shown from the network (it is someone else's). */

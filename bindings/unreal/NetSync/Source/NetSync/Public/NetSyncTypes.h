@@ -110,16 +110,6 @@ enum class ENetSyncSimulatedNetwork : uint8
 	Hostile,
 };
 
-/** The frame numbers travel in. Every client of a session must use the same. */
-UENUM(BlueprintType)
-enum class ENetSyncAxes : uint8
-{
-	/** netsync's documented frame: metres, right-handed, Y up, +Z forward. */
-	RightHandedYUp,
-	/** Unity's frame, which the Unity package sends unchanged: pick this when Unity clients share the session. */
-	UnityCompatible,
-};
-
 UENUM(BlueprintType)
 enum class ENetSyncLogLevel : uint8
 {
