@@ -303,7 +303,7 @@ fn run(clients: usize, seconds: f64) -> Run {
             bots_cpu_start = self_thread_cpu_seconds();
             ticks_start = Some(relay_server.stats().tick_times);
         }
-        // Handshakes, then state at 30 Hz and keep-alives at 20 Hz.
+        // Handshakes, then state at 30 Hz and acks at 5 Hz.
         for bot in bots.iter_mut().filter(|b| !b.admitted) {
             if let Some(request) = bot.handshake.poll(t) {
                 let _ = bot.socket.send_to(&request, relay);
@@ -340,7 +340,7 @@ fn run(clients: usize, seconds: f64) -> Run {
             }
         }
         if t >= next_keepalive {
-            next_keepalive += 0.05;
+            next_keepalive += 0.2;
             for bot in bots.iter_mut().filter(|b| b.admitted) {
                 bot.send_reliable(relay, &keepalive, false);
             }

@@ -2,7 +2,8 @@
 
 use glam::{Quat, Vec3};
 
-/// Position and orientation of an entity (metres, right-handed, Y up).
+/// Position and orientation of an entity (metres; Y up, +X right, +Z
+/// forward: netsync's one frame, see docs/architecture.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
     pub position: Vec3,

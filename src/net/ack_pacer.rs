@@ -51,7 +51,9 @@ impl Default for PacerConfig {
     fn default() -> Self {
         PacerConfig {
             ack_delay: 0.005,
-            idle_interval: 0.1,
+            // Liveness rides on laminar's own traffic; this only keeps a
+            // slow trickle of acks on an otherwise quiet connection.
+            idle_interval: 0.5,
             min_rto: 0.05,
             max_rto: 1.0,
         }
@@ -415,7 +417,10 @@ mod tests {
 
     #[test]
     fn answers_messages_but_not_keepalives() {
-        let mut p = PeerPacer::new(PacerConfig::default());
+        let mut p = PeerPacer::new(PacerConfig {
+            idle_interval: 0.1,
+            ..PacerConfig::default()
+        });
         p.on_sent(&reliable(0, 0, 0, &[kind::KEEP_ALIVE]), 0.0);
         p.on_received(&reliable(0, 0, 0, &[kind::KEEP_ALIVE]), 0.01);
         assert!(p.due(0.05).is_empty(), "a keep-alive needs no answer");

@@ -42,7 +42,7 @@ impl Default for RelayServerConfig {
             relay: RelayConfig::default(),
             max_clients: 1024,
             idle_timeout: 5.0,
-            keepalive_interval: 0.1,
+            keepalive_interval: 0.5,
             socket_buffer: 8 << 20,
         }
     }
