@@ -72,6 +72,8 @@
 
 #define NETSYNC_CLAIM_NOT_NEUTRAL 3
 
+// What the claim says hit the object is neither controlled nor held by
+// the claimant.
 #define NETSYNC_CLAIM_NOT_YOUR_CONTROLLER 4
 
 #define NETSYNC_CLAIM_COOLDOWN 5
@@ -701,9 +703,11 @@ enum NetsyncResult netsync_client_register_entity_kind(struct NetsyncClient *cli
                                                        uint64_t entity_id,
                                                        uint32_t kind);
 
-// `mine` (controlled by this client) hit the neutral object `other`:
-// claims its send right. Optimistic: simulate and set `other`'s state from
-// now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+// `mine` (an entity this client controls, or a neutral object it holds,
+// so that pushed objects knock over others) hit the neutral object
+// `other`: claims its send right. Optimistic: simulate and set `other`'s
+// state from now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+// `NETSYNC_ERR_UNKNOWN_ENTITY` when `mine` is neither.
 enum NetsyncResult netsync_client_report_collision(struct NetsyncClient *client,
                                                    uint64_t mine,
                                                    uint64_t other);

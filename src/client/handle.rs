@@ -272,7 +272,8 @@ impl Client {
     /// simulates and sends `other`; the relay decides, and an event says
     /// gained or refused.
     pub fn report_collision(&mut self, mine: u64, other: u64) -> Result<(), ClientError> {
-        if !self.owned.contains(&mine) {
+        // A body this client controls, or a neutral object it holds.
+        if !self.owned.contains(&mine) && !self.holds(mine) {
             return Err(ClientError::NotRegistered(mine));
         }
         if self.holds(other) {

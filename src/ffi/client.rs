@@ -59,6 +59,8 @@ pub const NETSYNC_KIND_SERVER_OWNED: u32 = 2;
 pub const NETSYNC_CLAIM_UNKNOWN_ENTITY: u32 = 1;
 pub const NETSYNC_CLAIM_CONFLICT: u32 = 2;
 pub const NETSYNC_CLAIM_NOT_NEUTRAL: u32 = 3;
+/// What the claim says hit the object is neither controlled nor held by
+/// the claimant.
 pub const NETSYNC_CLAIM_NOT_YOUR_CONTROLLER: u32 = 4;
 pub const NETSYNC_CLAIM_COOLDOWN: u32 = 5;
 pub const NETSYNC_CLAIM_ALREADY_HOLDER: u32 = 6;
@@ -383,9 +385,11 @@ pub extern "C" fn netsync_client_register_entity_kind(
     })
 }
 
-/// `mine` (controlled by this client) hit the neutral object `other`:
-/// claims its send right. Optimistic: simulate and set `other`'s state from
-/// now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+/// `mine` (an entity this client controls, or a neutral object it holds,
+/// so that pushed objects knock over others) hit the neutral object
+/// `other`: claims its send right. Optimistic: simulate and set `other`'s
+/// state from now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+/// `NETSYNC_ERR_UNKNOWN_ENTITY` when `mine` is neither.
 #[no_mangle]
 pub extern "C" fn netsync_client_report_collision(
     client: *mut NetsyncClient,

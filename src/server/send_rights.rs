@@ -283,8 +283,9 @@ impl SendRights {
     }
 
     /// `client`'s entity `mine` hit the neutral object `other`.
-    /// `client` says its controlled `mine` hit neutral `other` while
-    /// `other` was at `seen` (0: unknown, any epoch).
+    /// `client` says `mine` (an entity it controls or a neutral object it
+    /// holds) hit neutral `other` while `other` was at `seen` (0: unknown,
+    /// any epoch).
     pub fn claim(
         &mut self,
         client: u32,
@@ -293,8 +294,11 @@ impl SendRights {
         seen: u32,
         now: f64,
     ) -> Result<RightChange, Refusal> {
-        let controller = self.rights.get(&mine).ok_or(Refusal::UnknownEntity)?;
-        if controller.kind != EntityKind::Controlled || controller.holder != Some(client) {
+        // What hit it must be the claimant's: a body it controls, or a
+        // neutral object it holds (so that a pushed object can knock over
+        // the next one, and a stack falls as a whole).
+        let hitter = self.rights.get(&mine).ok_or(Refusal::UnknownEntity)?;
+        if hitter.kind == EntityKind::ServerOwned || hitter.holder != Some(client) {
             return Err(Refusal::NotYourController);
         }
         let target = self.rights.get(&other).ok_or(Refusal::UnknownEntity)?;
@@ -442,6 +446,15 @@ mod tests {
         assert_eq!(
             t.register(2, 10, EntityKind::Controlled, 1.0),
             Err(Refusal::Conflict)
+        );
+        // A neutral object the claimant holds may claim the next one (a
+        // pushed box knocks over another), but not one someone else holds.
+        t.register(2, 101, EntityKind::Neutral, 1.0).unwrap();
+        assert_eq!(t.claim(2, 101, 100, 0, 1.0).unwrap().holder, Some(2));
+        assert_eq!(
+            t.claim(1, 101, 100, 0, 2.0),
+            Err(Refusal::NotYourController),
+            "101 is client 2's"
         );
     }
 

@@ -72,6 +72,10 @@ namespace Netsync.Native
         public const uint NETSYNC_CLAIM_UNKNOWN_ENTITY = 1;
         public const uint NETSYNC_CLAIM_CONFLICT = 2;
         public const uint NETSYNC_CLAIM_NOT_NEUTRAL = 3;
+        /// <summary>
+        ///  What the claim says hit the object is neither controlled nor held by
+        ///  the claimant.
+        /// </summary>
         public const uint NETSYNC_CLAIM_NOT_YOUR_CONTROLLER = 4;
         public const uint NETSYNC_CLAIM_COOLDOWN = 5;
         public const uint NETSYNC_CLAIM_ALREADY_HOLDER = 6;
@@ -302,9 +306,11 @@ namespace Netsync.Native
         public static extern NetsyncResult netsync_client_register_entity_kind(NetsyncClient* client, ulong entity_id, uint kind);
 
         /// <summary>
-        ///  `mine` (controlled by this client) hit the neutral object `other`:
-        ///  claims its send right. Optimistic: simulate and set `other`'s state from
-        ///  now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+        ///  `mine` (an entity this client controls, or a neutral object it holds,
+        ///  so that pushed objects knock over others) hit the neutral object
+        ///  `other`: claims its send right. Optimistic: simulate and set `other`'s
+        ///  state from now on; a RIGHT_GAINED or RIGHT_REFUSED event follows.
+        ///  `NETSYNC_ERR_UNKNOWN_ENTITY` when `mine` is neither.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_client_report_collision", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern NetsyncResult netsync_client_report_collision(NetsyncClient* client, ulong mine, ulong other);
