@@ -2,8 +2,9 @@
 
 use crate::core::app_message::AppMessage;
 use crate::core::pose::Sample;
+use crate::core::scripted::Refusal;
 use crate::net::handshake::RefusalReason;
-use crate::wire::message::{InterestSpec, RemovalReason};
+use crate::wire::message::{InterestSpec, Message, RemovalReason};
 
 /// Connection states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +70,12 @@ pub enum ClientEvent {
         entity: u64,
         reason: u8,
     },
+    /// A scripted element started but cannot be shown here (no path
+    /// configuration, another one than the server's, an unknown path).
+    ScriptedRefused {
+        element: u64,
+        reason: Refusal,
+    },
 }
 
 /// Why a remote entity went away.
@@ -82,6 +89,8 @@ pub enum Removal {
     OutOfInterest,
     /// Not heard of again after a reconnect.
     Stale,
+    /// A scripted element's life ended.
+    Expired,
 }
 
 impl From<RemovalReason> for Removal {
@@ -105,18 +114,33 @@ pub(crate) enum ToNetwork {
         local_time: f64,
     },
     /// Stop sending an entity.
-    Forget { entity: u64 },
+    Forget {
+        entity: u64,
+    },
     /// Declare an entity with its kind (`entity_kind::*`).
-    Register { entity: u64, kind: u8 },
+    Register {
+        entity: u64,
+        kind: u8,
+    },
     /// `mine` hit the neutral object `other`: claim it, and send its state
     /// optimistically under the epoch a grant would give.
-    Claim { mine: u64, other: u64 },
+    Claim {
+        mine: u64,
+        other: u64,
+    },
     /// A held neutral object is at rest.
-    AtRest { entity: u64 },
+    AtRest {
+        entity: u64,
+    },
     /// The engine unregistered an entity it controlled.
-    Unregister { entity: u64 },
+    Unregister {
+        entity: u64,
+    },
     /// A global command, numbered `seq` by the engine side.
-    GlobalCommand { seq: u64, data: Vec<u8> },
+    GlobalCommand {
+        seq: u64,
+        data: Vec<u8>,
+    },
     /// A command for a component of `entity`, numbered like global ones.
     ComponentCommand {
         seq: u64,
@@ -138,6 +162,24 @@ pub(crate) enum ToNetwork {
         region: u32,
         min_class: u8,
     },
+    /// Join the relay's lockstep match (and again after every reconnect).
+    LockstepJoin,
+    LockstepLeave,
+    /// This member's input for `frame`.
+    LockstepInput {
+        frame: u64,
+        data: Vec<u8>,
+    },
+    /// The hash of this member's state after `frame`.
+    LockstepHash {
+        frame: u64,
+        hash: u64,
+    },
+    /// The game state after `frame`, for joiners.
+    LockstepSnapshot {
+        frame: u64,
+        data: Vec<u8>,
+    },
 }
 
 /// Network thread -> engine thread.
@@ -149,7 +191,8 @@ pub(crate) enum FromNetwork {
     Frame {
         arrival: f64,
         server_time: f64,
-        samples: Vec<(u64, Sample, u8)>,
+        /// (entity, sample, owner's send counter, send-right epoch)
+        samples: Vec<(u64, Sample, u8, u32)>,
     },
     Removed {
         entity: u64,
@@ -170,4 +213,11 @@ pub(crate) enum FromNetwork {
         entity: u64,
         reason: u8,
     },
+    /// A lockstep message from the relay (start, frames, snapshot chunks,
+    /// resume, desync, refusal, snapshot request).
+    Lockstep(Message),
+    /// The relay is a new process: the lockstep match starts over.
+    LockstepRestarted,
+    /// Scripted spawns or a despawn.
+    Scripted(Message),
 }

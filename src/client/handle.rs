@@ -11,15 +11,24 @@ use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use super::config::ClientConfig;
 use super::events::{ClientEvent, ConnectionState, FromNetwork, Removal, ToNetwork};
+use super::lockstep::{
+    LockstepClient, LockstepEvent, LockstepItem, LockstepState, LockstepStatus, Outgoing,
+    SubmitError,
+};
 use super::network::{udp_factory, ClientDriver, EngineLink, NetworkStats, SocketFactory};
 use super::prediction_overlay::{PredictionOverlay, PredictionStats, Verdict};
+use super::scripted::ScriptedClient;
 use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::pose::{Sample, SampleFlags};
-use crate::core::timeline::{Mode, Shown, Timeline, TimelineError, TimelineStats};
+use crate::core::scripted::{Kinematic, ScriptedConfig};
+use crate::core::timeline::{shown_flags, Mode, Shown, Timeline, TimelineError, TimelineStats};
 use crate::net::clock::NetClock;
 use crate::net::worker::Worker;
 use crate::server::send_rights::EntityKind;
-use crate::wire::message::{entity_kind, InterestSpec, MAX_PAYLOAD, MAX_REGIONS, MAX_VIEW_RADIUS};
+use crate::wire::message::{
+    entity_kind, InterestSpec, MAX_LOCKSTEP_INPUT, MAX_LOCKSTEP_SNAPSHOT, MAX_PAYLOAD, MAX_REGIONS,
+    MAX_VIEW_RADIUS,
+};
 
 /// Most commands sent and not yet acknowledged by the relay.
 pub const MAX_PENDING_COMMANDS: u64 = 4096;
@@ -58,6 +67,15 @@ pub enum ClientError {
     InvalidInterest(String),
     /// Needs the server clock, which is known once connected.
     NotConnected,
+    /// Lockstep: nothing to take yet, or input too far ahead; call again
+    /// after the next tick. Not a failure.
+    Wait,
+    /// Lockstep: this client is not a member of the match.
+    NotMember,
+    /// Lockstep: the game has not taken this frame yet.
+    FrameNotTaken(u64),
+    InputTooLarge(usize),
+    SnapshotTooLarge(usize),
 }
 
 impl std::fmt::Display for ClientError {
@@ -96,6 +114,22 @@ impl std::fmt::Display for ClientError {
                 "{MAX_PENDING_COMMANDS} commands are waiting for the relay; try again later"
             ),
             ClientError::InvalidInterest(why) => write!(f, "invalid interest: {why}"),
+            ClientError::Wait => write!(f, "not yet: call again after the next tick"),
+            ClientError::NotMember => {
+                write!(f, "this client is not a member of the lockstep match (join first)")
+            }
+            ClientError::FrameNotTaken(frame) => write!(
+                f,
+                "frame {frame} has not been taken by the game yet (take it with next_frame first)"
+            ),
+            ClientError::InputTooLarge(len) => write!(
+                f,
+                "lockstep input of {len} bytes is over the limit of {MAX_LOCKSTEP_INPUT}"
+            ),
+            ClientError::SnapshotTooLarge(len) => write!(
+                f,
+                "lockstep snapshot of {len} bytes is over the limit of {MAX_LOCKSTEP_SNAPSHOT}"
+            ),
         }
     }
 }
@@ -136,7 +170,9 @@ pub struct Client {
     /// deadline (engine time) are gone.
     stale: Option<(f64, HashSet<u64>)>,
     /// Last send counter seen per remote entity.
-    sequences: HashMap<u64, u8>,
+    /// Per remote entity: the owner's send counter and the epoch it sent
+    /// under (a new holder counts afresh: no loss).
+    sequences: HashMap<u64, (u8, u32)>,
     /// The id the relay gave this client (0 until connected).
     client_id: u32,
     /// Send rights as announced: holder (0 nobody) and epoch.
@@ -159,6 +195,10 @@ pub struct Client {
     /// Number of the next command this client sends.
     next_command: u64,
     overlay: PredictionOverlay,
+    lockstep: LockstepClient,
+    scripted: ScriptedClient,
+    /// Events of the scripted elements, gathered during a tick.
+    scripted_events: Vec<ClientEvent>,
 }
 
 /// How long after a reconnect an old remote entity may stay unconfirmed.
@@ -222,6 +262,9 @@ impl Client {
             component_versions: HashMap::new(),
             next_command: 1,
             overlay: PredictionOverlay::default(),
+            lockstep: LockstepClient::default(),
+            scripted: ScriptedClient::default(),
+            scripted_events: Vec::new(),
         };
         Ok((client, driver))
     }
@@ -531,7 +574,7 @@ impl Client {
                     samples,
                 } => {
                     let mut remote: Vec<(u64, Sample)> = Vec::with_capacity(samples.len());
-                    for (entity, mut sample, sequence) in samples {
+                    for (entity, mut sample, sequence, epoch) in samples {
                         if self.owned.contains(&entity) {
                             continue;
                         }
@@ -545,14 +588,18 @@ impl Client {
                                 .push_back(ClientEvent::EntityAppeared { entity });
                         }
                         // A jump in the owner's counter means states were lost.
-                        if let Some(last) = self.sequences.insert(entity, sequence) {
-                            let step = sequence.wrapping_sub(last);
-                            if step > 128 {
-                                // Older than what we have: keep the newer counter.
-                                self.sequences.insert(entity, last);
-                            } else if step > 1 {
-                                sample.flags.0 |= SampleFlags::AFTER_GAP;
+                        // (A new holder's counter is its own: no loss.)
+                        match self.sequences.insert(entity, (sequence, epoch)) {
+                            Some((last, last_epoch)) if last_epoch == epoch => {
+                                let step = sequence.wrapping_sub(last);
+                                if step > 128 {
+                                    // Older than what we have: keep the newer counter.
+                                    self.sequences.insert(entity, (last, last_epoch));
+                                } else if step > 1 {
+                                    sample.flags.0 |= SampleFlags::AFTER_GAP;
+                                }
                             }
+                            _ => {}
                         }
                         remote.push((entity, sample));
                     }
@@ -609,6 +656,8 @@ impl Client {
                         self.events.push_back(ClientEvent::RightLost { entity });
                     }
                     self.stale = Some((now + RECONNECT_GRACE, known));
+                    self.lockstep.reconnected();
+                    self.scripted.reconnected(now, RECONNECT_GRACE);
                 }
                 FromNetwork::Right {
                     entity,
@@ -622,6 +671,23 @@ impl Client {
                             .push_back(ClientEvent::RightRefused { entity, reason });
                     }
                 }
+                FromNetwork::Lockstep(message) => {
+                    if let Some(Outgoing::Leave) = self.lockstep.on_message(message) {
+                        let _ = self.to_network.send(ToNetwork::LockstepLeave);
+                    }
+                }
+                FromNetwork::LockstepRestarted => self.lockstep.restarted(),
+                FromNetwork::Scripted(message) => match message {
+                    crate::wire::message::Message::ScriptedSpawns(spawns) => {
+                        self.scripted.spawn(spawns)
+                    }
+                    crate::wire::message::Message::ScriptedDespawn { element } => {
+                        if let Some(e) = self.scripted.despawn(element) {
+                            self.events.push_back(e);
+                        }
+                    }
+                    _ => {}
+                },
             }
         }
         if let Some((deadline, _)) = &self.stale {
@@ -732,13 +798,44 @@ impl Client {
             }
         }
         self.update_rates(now, &stats);
+        let mut shown = self.tick_timeline(now, &mut visit)?;
+        // Scripted elements (S5): computed at the estimated server time
+        // now, in the same batch.
+        if !self.scripted.is_empty() {
+            if let Some(t) = self.server_time(now) {
+                let mut events = std::mem::take(&mut self.scripted_events);
+                self.scripted.evaluate(now, t, &mut events, |entity, pose| {
+                    visit(
+                        shown,
+                        &Shown {
+                            entity,
+                            pose,
+                            flags: shown_flags::SCRIPTED,
+                        },
+                    );
+                    shown += 1;
+                });
+                self.events.extend(events.drain(..));
+                self.scripted_events = events;
+            }
+        }
+        Ok(shown)
+    }
+
+    /// The timeline's part of a tick: every remote entity this client does
+    /// not simulate, with predictions shown until authority covers them.
+    fn tick_timeline<F: FnMut(usize, &Shown)>(
+        &mut self,
+        now: f64,
+        visit: &mut F,
+    ) -> Result<usize, ClientError> {
         // What this client simulates itself is not shown from the network.
         // Owned entities never enter the timeline; held or claimed neutral
         // objects may, and are few: no lookup at all when there are none.
         if self.claims.is_empty() && self.held.is_empty() && self.overlay.is_empty() {
             return self
                 .timeline
-                .tick_with(now, visit)
+                .tick_with(now, |i, s| visit(i, s))
                 .map_err(ClientError::Timeline);
         }
         // Predicted entities (few): judged against last tick's render time.
@@ -857,6 +954,125 @@ impl Client {
             messages_dropped: self.messages_dropped,
             messages_queued: self.messages.len(),
         }
+    }
+
+    /// Joins the relay's lockstep match (S4). The relay answers with the
+    /// first frame (a `Started` event), and after every reconnect this
+    /// client joins again by itself.
+    pub fn lockstep_join(&mut self) {
+        if self.lockstep.join() {
+            let _ = self.to_network.send(ToNetwork::LockstepJoin);
+        }
+    }
+
+    /// Leaves the lockstep match; frames already received stay to be taken.
+    pub fn lockstep_leave(&mut self) {
+        if self.lockstep.leave() {
+            let _ = self.to_network.send(ToNetwork::LockstepLeave);
+        }
+    }
+
+    pub fn lockstep_state(&self) -> LockstepState {
+        self.lockstep.state()
+    }
+
+    pub fn lockstep_status(&self) -> LockstepStatus {
+        self.lockstep.status()
+    }
+
+    /// The game's input for its next frame; returns the frame it is for.
+    /// [`ClientError::Wait`] while joining, or when `sync_interval` frames
+    /// past the newest confirmed one (S4: a client that runs ahead waits).
+    pub fn lockstep_submit(&mut self, data: &[u8]) -> Result<u64, ClientError> {
+        match self.lockstep.submit(data) {
+            Ok((frame, Outgoing::Input { frame: f, data })) => {
+                let _ = self
+                    .to_network
+                    .send(ToNetwork::LockstepInput { frame: f, data });
+                Ok(frame)
+            }
+            Ok((frame, Outgoing::Leave)) => Ok(frame),
+            Err(SubmitError::Wait) => Err(ClientError::Wait),
+            Err(SubmitError::NotJoined) => Err(ClientError::NotMember),
+            Err(SubmitError::TooLarge(n)) => Err(ClientError::InputTooLarge(n)),
+        }
+    }
+
+    /// The next confirmed frame (or snapshot to start from), left queued;
+    /// None: wait (frames arrive with ticks).
+    pub fn lockstep_peek(&self) -> Option<&LockstepItem> {
+        self.lockstep.peek()
+    }
+
+    /// Takes the next confirmed frame or snapshot.
+    pub fn lockstep_next(&mut self) -> Option<LockstepItem> {
+        self.lockstep.pop()
+    }
+
+    /// Reports the hash of this client's state after `frame` (a frame the
+    /// game has taken); the relay compares members' hashes.
+    pub fn lockstep_report_hash(&mut self, frame: u64, hash: u64) -> Result<(), ClientError> {
+        if self.lockstep.state() == LockstepState::Idle {
+            return Err(ClientError::NotMember);
+        }
+        if !self.lockstep.taken(frame) {
+            return Err(ClientError::FrameNotTaken(frame));
+        }
+        let _ = self
+            .to_network
+            .send(ToNetwork::LockstepHash { frame, hash });
+        Ok(())
+    }
+
+    /// Gives the relay the game state after `frame` (a frame the game has
+    /// taken), for joiners to start from.
+    pub fn lockstep_provide_snapshot(
+        &mut self,
+        frame: u64,
+        data: &[u8],
+    ) -> Result<(), ClientError> {
+        if data.len() > MAX_LOCKSTEP_SNAPSHOT {
+            return Err(ClientError::SnapshotTooLarge(data.len()));
+        }
+        if self.lockstep.state() != LockstepState::Active {
+            return Err(ClientError::NotMember);
+        }
+        if !self.lockstep.taken(frame) {
+            return Err(ClientError::FrameNotTaken(frame));
+        }
+        let _ = self.to_network.send(ToNetwork::LockstepSnapshot {
+            frame,
+            data: data.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// The next lockstep event (they arrive with ticks).
+    pub fn lockstep_poll_event(&mut self) -> Option<LockstepEvent> {
+        self.lockstep.poll_event()
+    }
+
+    /// Uses `config` for scripted elements from now on (the same
+    /// configuration as the server's: its fingerprint comes with every
+    /// spawn).
+    pub fn set_scripted_config(&mut self, config: std::sync::Arc<ScriptedConfig>) {
+        self.scripted.set_config(config);
+    }
+
+    /// Scripted elements known (started or not).
+    pub fn scripted_count(&self) -> usize {
+        self.scripted.len()
+    }
+
+    /// Server time the scripted elements were computed at in the last tick.
+    pub fn scripted_time(&self) -> Option<f64> {
+        self.scripted.last_time()
+    }
+
+    /// One scripted element's state at server time `t` (None: unknown, not
+    /// started or over, or not playable here).
+    pub fn scripted_state_at(&mut self, element: u64, t: f64) -> Option<Kinematic> {
+        self.scripted.state_at(element, t)
     }
 
     /// Stops and joins the network thread (dropping does the same).

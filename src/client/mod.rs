@@ -6,9 +6,11 @@ pub mod clock;
 pub mod config;
 pub mod events;
 pub mod handle;
+pub mod lockstep;
 mod loss;
 mod network;
 pub mod prediction_overlay;
+pub mod scripted;
 
 pub use config::ClientConfig;
 pub use events::{ClientEvent, ConnectionState, DisconnectReason, Removal};

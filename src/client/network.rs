@@ -185,6 +185,19 @@ pub struct ClientDriver {
     seen_resyncs: u64,
     reported: Option<DisconnectReason>,
     engine_gone: bool,
+    lockstep: LockstepLink,
+}
+
+/// What the network thread knows of the lockstep match: whether the game
+/// joined (to join again after a reconnect), whether this connection's
+/// join was accepted (inputs before that would be refused), and the
+/// newest confirmed frame received (a rejoin names it and gets only what
+/// follows).
+#[derive(Debug, Default)]
+struct LockstepLink {
+    joined: bool,
+    started: bool,
+    have: Option<u64>,
 }
 
 impl ClientDriver {
@@ -233,6 +246,7 @@ impl ClientDriver {
             seen_resyncs: 0,
             reported: None,
             engine_gone: false,
+            lockstep: LockstepLink::default(),
         };
         driver.open();
         driver
@@ -426,6 +440,44 @@ impl ClientDriver {
                 Ok(ToNetwork::AtRest { entity }) => {
                     self.pending_reliable.push(Message::AtRest { entity });
                 }
+                Ok(ToNetwork::LockstepJoin) => {
+                    self.lockstep.joined = true;
+                    self.ordered(Message::LockstepJoin {
+                        have: self.lockstep.have,
+                    });
+                }
+                Ok(ToNetwork::LockstepLeave) => {
+                    self.lockstep.joined = false;
+                    self.lockstep.started = false;
+                    self.ordered(Message::LockstepLeave);
+                }
+                // Inputs and hashes need order only by frame number (the
+                // relay sorts them), so a lost one holds up nothing else.
+                Ok(ToNetwork::LockstepInput { frame, data }) => {
+                    if self.lockstep.started {
+                        self.pending_reliable
+                            .push(Message::LockstepInput { frame, data });
+                    }
+                }
+                Ok(ToNetwork::LockstepHash { frame, hash }) => {
+                    if self.lockstep.started {
+                        self.pending_reliable
+                            .push(Message::LockstepHash { frame, hash });
+                    }
+                }
+                Ok(ToNetwork::LockstepSnapshot { frame, data }) => {
+                    if !self.lockstep.started {
+                        log::warn!(target: "netsync::client", "lockstep snapshot of frame {frame} dropped: not a member on this connection");
+                        continue;
+                    }
+                    if let Ok(chunks) =
+                        crate::client::lockstep::LockstepClient::snapshot_chunks(frame, &data)
+                    {
+                        for chunk in chunks {
+                            self.ordered(chunk);
+                        }
+                    }
+                }
                 Err(crossbeam_channel::TryRecvError::Empty) => return,
                 Err(crossbeam_channel::TryRecvError::Disconnected) => {
                     self.engine_gone = true;
@@ -459,6 +511,11 @@ impl ClientDriver {
     fn catch_up(&mut self, instance: u64, next_global: u64) {
         if instance != self.relay_instance {
             // Another relay process: its numbering of global commands starts here.
+            if self.relay_instance != 0 && (self.lockstep.joined || self.lockstep.have.is_some()) {
+                // And its lockstep match is a new one.
+                let _ = self.link.to_engine.send(FromNetwork::LockstepRestarted);
+            }
+            self.lockstep.have = None;
             self.relay_instance = instance;
             self.last_global = next_global.saturating_sub(1);
         }
@@ -489,6 +546,11 @@ impl ClientDriver {
         for ((entity, component), data) in states {
             let message = self.component_state_message(entity, component, data);
             queue.push(message);
+        }
+        if self.lockstep.joined {
+            queue.push(Message::LockstepJoin {
+                have: self.lockstep.have,
+            });
         }
         self.pending_ordered = queue;
         self.welcomed = true;
@@ -620,6 +682,7 @@ impl ClientDriver {
         self.pending_ordered.clear();
         self.pending_reliable.clear();
         self.claim_repeats.clear();
+        self.lockstep.started = false;
         // laminar needs a first packet to create the connection: the new
         // socket's pacer sends a keep-alive at once.
     }
@@ -763,7 +826,7 @@ impl ClientDriver {
             } => {
                 let samples = updates
                     .iter()
-                    .map(|u| (u.entity, u.to_sample(server_time), u.sequence))
+                    .map(|u| (u.entity, u.to_sample(server_time), u.sequence, u.epoch))
                     .collect();
                 let _ = self.link.to_engine.send(FromNetwork::Frame {
                     arrival: now,
@@ -864,6 +927,19 @@ impl ClientDriver {
                     .to_engine
                     .send(FromNetwork::Refused { entity, reason });
             }
+            Message::ScriptedSpawns(_) | Message::ScriptedDespawn { .. } => {
+                let _ = self.link.to_engine.send(FromNetwork::Scripted(message));
+            }
+            Message::LockstepStart(_)
+            | Message::LockstepFrames { .. }
+            | Message::LockstepSnapshot(_)
+            | Message::LockstepResume { .. }
+            | Message::LockstepDesync { .. }
+            | Message::LockstepRefused { .. }
+            | Message::LockstepSnapshotWanted => {
+                self.track_lockstep(&message);
+                let _ = self.link.to_engine.send(FromNetwork::Lockstep(message));
+            }
             // Client -> relay messages: a relay never sends them.
             Message::Register { .. }
             | Message::Claim { .. }
@@ -874,7 +950,37 @@ impl ClientDriver {
             | Message::ComponentStateUp { .. }
             | Message::Interest(_)
             | Message::EntityInterest { .. }
-            | Message::Unregister { .. } => self.stats.malformed += 1,
+            | Message::Unregister { .. }
+            | Message::LockstepJoin { .. }
+            | Message::LockstepLeave
+            | Message::LockstepInput { .. }
+            | Message::LockstepHash { .. }
+            | Message::LockstepSnapshotUp(_) => self.stats.malformed += 1,
+        }
+    }
+
+    /// Follows the match on this connection: accepted, refused, and the
+    /// newest frame (or snapshot) received.
+    fn track_lockstep(&mut self, message: &Message) {
+        match message {
+            Message::LockstepStart(_) => self.lockstep.started = self.lockstep.joined,
+            Message::LockstepRefused { .. } => {
+                self.lockstep.joined = false;
+                self.lockstep.started = false;
+            }
+            Message::LockstepFrames { first, parts } => {
+                let complete = parts.iter().filter(|p| p.complete).count() as u64;
+                if complete > 0 {
+                    let newest = first + complete - 1;
+                    self.lockstep.have = Some(self.lockstep.have.map_or(newest, |h| h.max(newest)));
+                }
+            }
+            Message::LockstepSnapshot(c)
+                if c.offset as usize + c.data.len() == c.total as usize =>
+            {
+                self.lockstep.have = Some(c.frame);
+            }
+            _ => {}
         }
     }
 }

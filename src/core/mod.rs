@@ -5,6 +5,7 @@ pub mod app_message;
 pub mod interpolate;
 pub mod pose;
 pub mod prediction;
+pub mod scripted;
 pub mod send_filter;
 pub mod smoothing;
 pub mod timeline;

@@ -41,6 +41,9 @@ pub const NETSYNC_EVENT_RIGHT_GAINED: u32 = 6;
 pub const NETSYNC_EVENT_RIGHT_LOST: u32 = 7;
 /// The relay refused this client's claim (`reason`: `NETSYNC_CLAIM_*`).
 pub const NETSYNC_EVENT_RIGHT_REFUSED: u32 = 8;
+/// A scripted element (`entity_id`) started but cannot be shown here
+/// (`reason`: `NETSYNC_SCRIPTED_REFUSED_*`).
+pub const NETSYNC_EVENT_SCRIPTED_REFUSED: u32 = 9;
 
 /// Why an entity was removed (`NetsyncClientEvent::reason` of ENTITY_REMOVED).
 pub const NETSYNC_REMOVED_UNREGISTERED: u32 = 1;
@@ -49,6 +52,8 @@ pub const NETSYNC_REMOVED_OWNER_LEFT: u32 = 2;
 pub const NETSYNC_REMOVED_OUT_OF_INTEREST: u32 = 3;
 /// Not heard of again after a reconnect.
 pub const NETSYNC_REMOVED_STALE: u32 = 4;
+/// A scripted element's life ended.
+pub const NETSYNC_REMOVED_EXPIRED: u32 = 5;
 
 /// Send-right kinds (`netsync_client_register_entity_kind`).
 pub const NETSYNC_KIND_CONTROLLED: u32 = 0;
@@ -607,7 +612,14 @@ pub extern "C" fn netsync_client_poll_event(
                     Removal::OwnerLeft => NETSYNC_REMOVED_OWNER_LEFT,
                     Removal::OutOfInterest => NETSYNC_REMOVED_OUT_OF_INTEREST,
                     Removal::Stale => NETSYNC_REMOVED_STALE,
+                    Removal::Expired => NETSYNC_REMOVED_EXPIRED,
                 },
+                ..Default::default()
+            },
+            ClientEvent::ScriptedRefused { element, reason } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_SCRIPTED_REFUSED,
+                entity_id: element,
+                reason: super::scripted::refusal_code(reason),
                 ..Default::default()
             },
             ClientEvent::RightGained { entity } => NetsyncClientEvent {

@@ -21,6 +21,7 @@ pub mod interest;
 pub mod log_sink;
 pub mod messages;
 pub mod result;
+pub mod scripted;
 pub mod send_filter;
 pub mod server;
 pub mod server_game;

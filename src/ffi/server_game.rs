@@ -27,8 +27,14 @@ pub const NETSYNC_SERVER_REFUSED_UNKNOWN_ENTITY: u32 = 2;
 /// Nobody holds the entity, so nobody can take the command.
 pub const NETSYNC_SERVER_REFUSED_NO_HOLDER: u32 = 3;
 pub const NETSYNC_SERVER_REFUSED_TOO_LARGE: u32 = 4;
-/// Over a configured limit (components per entity).
+/// Over a configured limit (components per entity, live scripted elements).
 pub const NETSYNC_SERVER_REFUSED_LIMIT: u32 = 5;
+/// A value out of range (a scripted spawn).
+pub const NETSYNC_SERVER_REFUSED_INVALID: u32 = 6;
+/// `NetsyncServerEvent::kind`: the relay refused a scripted spawn
+/// (`entity_id`: the element; `reason`: `NETSYNC_SERVER_REFUSED_*`); the
+/// element exists nowhere.
+pub const NETSYNC_SERVER_EVENT_SPAWN_REFUSED: u32 = 4;
 
 /// One event of an embedded server.
 #[repr(C)]
@@ -58,16 +64,29 @@ impl From<ServerEvent> for NetsyncServerEvent {
             ServerEvent::CallRefused { entity, error } => NetsyncServerEvent {
                 kind: NETSYNC_SERVER_EVENT_CALL_REFUSED,
                 entity_id: entity,
-                reason: match error {
-                    ServerCallError::NotServerOwned => NETSYNC_SERVER_REFUSED_NOT_SERVER_OWNED,
-                    ServerCallError::UnknownEntity => NETSYNC_SERVER_REFUSED_UNKNOWN_ENTITY,
-                    ServerCallError::NoHolder => NETSYNC_SERVER_REFUSED_NO_HOLDER,
-                    ServerCallError::PayloadTooLarge => NETSYNC_SERVER_REFUSED_TOO_LARGE,
-                    ServerCallError::Limit => NETSYNC_SERVER_REFUSED_LIMIT,
-                },
+                reason: refusal_code(error),
+                ..Default::default()
+            },
+            ServerEvent::SpawnRefused { element, error } => NetsyncServerEvent {
+                kind: NETSYNC_SERVER_EVENT_SPAWN_REFUSED,
+                entity_id: element,
+                reason: refusal_code(error),
                 ..Default::default()
             },
         }
+    }
+}
+
+fn refusal_code(error: ServerCallError) -> u32 {
+    match error {
+        ServerCallError::NotServerOwned => NETSYNC_SERVER_REFUSED_NOT_SERVER_OWNED,
+        ServerCallError::UnknownEntity | ServerCallError::UnknownElement => {
+            NETSYNC_SERVER_REFUSED_UNKNOWN_ENTITY
+        }
+        ServerCallError::NoHolder => NETSYNC_SERVER_REFUSED_NO_HOLDER,
+        ServerCallError::PayloadTooLarge => NETSYNC_SERVER_REFUSED_TOO_LARGE,
+        ServerCallError::Limit => NETSYNC_SERVER_REFUSED_LIMIT,
+        ServerCallError::InvalidSpawn => NETSYNC_SERVER_REFUSED_INVALID,
     }
 }
 

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use super::relay::{Relay, ServerCallError};
+use super::scripted::MAX_RELAY_ELEMENTS;
 use crate::core::app_message::AppMessage;
+use crate::core::pose::Pose;
+use crate::core::scripted::{Kinematic, ScriptedConfig, ScriptedSet, SetEvent, Spawn, SpawnError};
 use crate::wire::message::EntityUpdate;
 
 /// A call from the game, applied on the relay thread.
@@ -33,6 +36,12 @@ pub enum ServerCall {
         component: u32,
         data: Vec<u8>,
     },
+    /// A scripted element (S5), checked against the game's configuration.
+    Spawn(Spawn),
+    /// A scripted element ends early.
+    Despawn {
+        element: u64,
+    },
 }
 
 impl ServerCall {
@@ -44,6 +53,8 @@ impl ServerCall {
             | ServerCall::ComponentState { entity, .. }
             | ServerCall::ComponentCommand { entity, .. } => *entity,
             ServerCall::GlobalCommand(_) => 0,
+            ServerCall::Spawn(s) => s.element,
+            ServerCall::Despawn { element } => *element,
         }
     }
 
@@ -62,6 +73,8 @@ impl ServerCall {
                 component,
                 data,
             } => relay.server_component_command(entity, component, data, now),
+            ServerCall::Spawn(spawn) => relay.server_spawn_scripted(&[spawn]),
+            ServerCall::Despawn { element } => relay.server_despawn_scripted(element),
         }
     }
 }
@@ -78,6 +91,12 @@ pub enum ServerEvent {
     /// A queued call was refused.
     CallRefused {
         entity: u64,
+        error: ServerCallError,
+    },
+    /// The relay refused a scripted spawn (over its limit): the element
+    /// exists nowhere.
+    SpawnRefused {
+        element: u64,
         error: ServerCallError,
     },
 }
@@ -154,6 +173,10 @@ pub struct GameEnd {
     events: Capped<ServerEvent>,
     inbox: Capped<AppMessage>,
     peeked: Option<AppMessage>,
+    /// The scripted elements the game spawned, computed on the game's
+    /// thread (hit tests need their positions; the relay never computes).
+    scripted: ScriptedSet,
+    scratch: Vec<SetEvent>,
 }
 
 /// A connected pair; the inbox keeps at most `inbox_capacity` messages (0:
@@ -168,6 +191,8 @@ pub(crate) fn link(inbox_capacity: usize) -> (GameEnd, RelayEnd) {
             events: events.share(),
             inbox: inbox.share(),
             peeked: None,
+            scripted: ScriptedSet::new(MAX_RELAY_ELEMENTS),
+            scratch: Vec::new(),
         },
         RelayEnd {
             calls: calls_rx,
@@ -180,13 +205,38 @@ pub(crate) fn link(inbox_capacity: usize) -> (GameEnd, RelayEnd) {
 }
 
 impl RelayEnd {
-    /// Applies every queued call at relay time `now`.
+    /// Applies every queued call at relay time `now`. Spawns in a row go
+    /// out together (a few per message).
     pub fn apply_calls(&mut self, relay: &mut Relay, now: f64) {
+        let mut spawns: Vec<Spawn> = Vec::new();
         while let Ok(call) = self.calls.try_recv() {
+            if let ServerCall::Spawn(s) = call {
+                spawns.push(s);
+                continue;
+            }
+            self.spawn(relay, &mut spawns);
             let entity = call.entity();
             if let Err(error) = call.apply(relay, now) {
-                log::debug!(target: "netsync::relay", "embedded server call on entity {entity} refused: {error}");
+                log::debug!(target: "netsync::relay", "embedded server call on {entity} refused: {error}");
                 self.event(ServerEvent::CallRefused { entity, error });
+            }
+        }
+        self.spawn(relay, &mut spawns);
+    }
+
+    fn spawn(&mut self, relay: &mut Relay, spawns: &mut Vec<Spawn>) {
+        if spawns.is_empty() || relay.server_spawn_scripted(spawns).is_ok() {
+            spawns.clear();
+            return;
+        }
+        // Over the limit together: as many as fit, one by one.
+        for s in spawns.drain(..) {
+            if let Err(error) = relay.server_spawn_scripted(&[s]) {
+                log::warn!(target: "netsync::relay", "scripted element {} refused: {error}", s.element);
+                self.event(ServerEvent::SpawnRefused {
+                    element: s.element,
+                    error,
+                });
             }
         }
     }
@@ -211,13 +261,68 @@ impl RelayEnd {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RelayStopped;
 
+/// Why a spawn or despawn did not go out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpawnOrStopped {
+    Spawn(SpawnError),
+    Stopped,
+}
+
 impl GameEnd {
     pub fn call(&self, call: ServerCall) -> Result<(), RelayStopped> {
         self.calls.send(call).map_err(|_| RelayStopped)
     }
 
-    pub fn poll_event(&self) -> Option<ServerEvent> {
-        self.events.pop()
+    pub fn poll_event(&mut self) -> Option<ServerEvent> {
+        let event = self.events.pop();
+        if let Some(ServerEvent::SpawnRefused { element, .. }) = event {
+            self.scripted.remove(element);
+        }
+        event
+    }
+
+    /// The path configuration scripted elements are spawned with.
+    pub fn set_scripted_config(&mut self, config: Arc<ScriptedConfig>) {
+        self.scripted.set_config(config);
+    }
+
+    /// Spawns a scripted element (S5) with the loaded configuration's
+    /// fingerprint: checked here, then sent to every client reliably.
+    pub fn spawn(&mut self, spawn: Spawn) -> Result<(), SpawnOrStopped> {
+        let mut spawn = spawn;
+        spawn.fingerprint = self.scripted.config().map_or(0, |c| c.fingerprint());
+        self.scripted.check(&spawn).map_err(SpawnOrStopped::Spawn)?;
+        self.scripted.insert(spawn).map_err(SpawnOrStopped::Spawn)?;
+        self.call(ServerCall::Spawn(spawn))
+            .map_err(|_| SpawnOrStopped::Stopped)
+    }
+
+    /// Ends a live scripted element early (clients get a removal event).
+    pub fn despawn(&mut self, element: u64) -> Result<(), SpawnOrStopped> {
+        if self.scripted.remove(element).is_none() {
+            return Err(SpawnOrStopped::Spawn(SpawnError::Invalid(
+                "no live scripted element with that id",
+            )));
+        }
+        self.call(ServerCall::Despawn { element })
+            .map_err(|_| SpawnOrStopped::Stopped)
+    }
+
+    /// Every live scripted element at server time `t`, in id order
+    /// (expired ones are dropped).
+    pub fn scripted_at(&mut self, t: f64, visit: impl FnMut(u64, Pose)) -> usize {
+        self.scratch.clear();
+        self.scripted.evaluate(t, &mut self.scratch, visit)
+    }
+
+    /// One scripted element's state at server time `t`.
+    pub fn scripted_state_at(&mut self, element: u64, t: f64) -> Option<Kinematic> {
+        self.scripted.state_at(element, t)
+    }
+
+    /// Live scripted elements (started or not).
+    pub fn scripted_count(&self) -> usize {
+        self.scripted.len()
     }
 
     /// The next message for the server, left queued.

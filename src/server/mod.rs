@@ -5,7 +5,9 @@
 pub mod commands;
 pub mod embedded;
 pub mod interest;
+pub mod lockstep;
 pub mod relay;
 pub mod relay_server;
+pub mod scripted;
 pub mod send_rights;
 pub mod seq_window;

@@ -14,9 +14,12 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::commands::{Admit, GlobalLog, Sessions};
 use super::interest::{Cell, InterestIndex};
+use super::lockstep::{LockstepConfig, LockstepMatch, LockstepStats};
+use super::scripted::{RegistryError, ScriptedRegistry};
 use super::send_rights::{EntityKind, RightsConfig, SendRights};
 use super::seq_window::SeqWindow;
 use crate::core::app_message::{AppMessage, AppMessageKind};
+use crate::core::scripted::Spawn;
 use crate::wire::message::{
     entity_kind, EntityUpdate, InterestSpec, Message, RemovalReason, UpdatePacker, MAX_PAYLOAD,
 };
@@ -51,6 +54,8 @@ pub struct RelayConfig {
     /// Most messages waiting for the embedded server to poll them (more
     /// are dropped and counted); 0 keeps none.
     pub server_inbox_capacity: usize,
+    /// The lockstep match (S4).
+    pub lockstep: LockstepConfig,
 }
 
 impl Default for RelayConfig {
@@ -68,6 +73,7 @@ impl Default for RelayConfig {
             global_log_entries: 4096,
             session_linger: 300.0,
             server_inbox_capacity: 65_536,
+            lockstep: LockstepConfig::default(),
         }
     }
 }
@@ -116,6 +122,10 @@ pub struct RelayStats {
     pub interest_removals: u64,
     /// Messages for the embedded server dropped because its inbox was full.
     pub server_inbox_dropped: u64,
+    pub lockstep: LockstepStats,
+    /// Scripted elements live, and spawned so far.
+    pub scripted_elements: usize,
+    pub scripted_spawns: u64,
 }
 
 /// Why an embedded server's call was refused.
@@ -128,6 +138,10 @@ pub enum ServerCallError {
     NoHolder,
     PayloadTooLarge,
     Limit,
+    /// A spawn with a value out of range.
+    InvalidSpawn,
+    /// No live scripted element with that id.
+    UnknownElement,
 }
 
 impl std::fmt::Display for ServerCallError {
@@ -139,7 +153,11 @@ impl std::fmt::Display for ServerCallError {
             ServerCallError::UnknownEntity => "no such entity",
             ServerCallError::NoHolder => "nobody holds the entity",
             ServerCallError::PayloadTooLarge => "payload larger than NETSYNC_MAX_PAYLOAD",
-            ServerCallError::Limit => "too many components on the entity",
+            ServerCallError::Limit => {
+                "over a configured limit (components per entity, live scripted elements)"
+            }
+            ServerCallError::InvalidSpawn => "a spawn value is out of range",
+            ServerCallError::UnknownElement => "no live scripted element with that id",
         })
     }
 }
@@ -205,6 +223,8 @@ pub struct Relay {
     /// When the once-per-interval work is next due ([`Relay::step`]).
     next_global: f64,
     keep_server_messages: bool,
+    lockstep: LockstepMatch,
+    scripted: ScriptedRegistry,
 }
 
 /// A right change being repeated unreliably.
@@ -254,6 +274,8 @@ impl Relay {
             displaced: Vec::new(),
             next_global: 0.0,
             keep_server_messages: true,
+            lockstep: LockstepMatch::new(config.lockstep, config.precision),
+            scripted: ScriptedRegistry::default(),
         }
     }
 
@@ -265,7 +287,22 @@ impl Relay {
         let mut s = self.stats;
         s.clients = self.clients.len();
         s.entities = self.entities.len();
+        s.lockstep = self.lockstep.stats();
+        s.scripted_elements = self.scripted.len();
+        s.scripted_spawns = self.scripted.spawned();
         s
+    }
+
+    /// Moves what the lockstep match and the scripted elements want to
+    /// send into the outbox (all reliable and ordered).
+    fn flush_side_channels(&mut self) {
+        for (client, payload) in self.lockstep.drain().chain(self.scripted.drain()) {
+            self.outbox.push(Outgoing {
+                client,
+                reliable: true,
+                payload,
+            });
+        }
     }
 
     /// Messages waiting to go out; the caller sends them.
@@ -342,7 +379,9 @@ impl Relay {
         });
         self.send(client, true, welcome);
         // Who holds what comes with each entity as it enters this client's
-        // view (update_view), not the whole table at once.
+        // view (update_view), not the whole table at once. Live scripted
+        // elements follow over the next send ticks.
+        self.scripted.joined(client);
     }
 
     /// Holder of an entity, if it has send rights.
@@ -404,6 +443,9 @@ impl Relay {
             self.forget(entity, RemovalReason::OwnerLeft);
         }
         self.broadcast_rights();
+        self.scripted.left(client);
+        self.lockstep.leave(client, now);
+        self.flush_side_channels();
     }
 
     /// Drops an entity and tells whoever had it in view.
@@ -564,6 +606,26 @@ impl Relay {
                 } else {
                     self.stats.rejected_not_owner += 1;
                 }
+            }
+            Message::LockstepJoin { have } => {
+                self.lockstep.join(client, have, now);
+                self.flush_side_channels();
+            }
+            Message::LockstepLeave => {
+                self.lockstep.leave(client, now);
+                self.flush_side_channels();
+            }
+            Message::LockstepInput { frame, data } => {
+                self.lockstep.input(client, frame, data, now);
+                self.flush_side_channels();
+            }
+            Message::LockstepHash { frame, hash } => {
+                self.lockstep.hash(client, frame, hash);
+                self.flush_side_channels();
+            }
+            Message::LockstepSnapshotUp(chunk) => {
+                self.lockstep.snapshot_chunk(client, chunk, now);
+                self.flush_side_channels();
             }
             // Only the relay sends the others.
             _ => self.stats.malformed += 1,
@@ -854,6 +916,28 @@ impl Relay {
         Ok(())
     }
 
+    /// The embedded server spawns scripted elements (S5): every client
+    /// gets them now, and clients that join later while they live.
+    pub fn server_spawn_scripted(&mut self, spawns: &[Spawn]) -> Result<(), ServerCallError> {
+        let clients: Vec<u32> = self.clients.keys().copied().collect();
+        let p = self.config.precision;
+        let result = self.scripted.spawn(spawns, &clients, &p);
+        self.flush_side_channels();
+        result.map_err(|e| match e {
+            RegistryError::Limit => ServerCallError::Limit,
+            RegistryError::Invalid => ServerCallError::InvalidSpawn,
+        })
+    }
+
+    /// The embedded server ends a scripted element before its life is over.
+    pub fn server_despawn_scripted(&mut self, element: u64) -> Result<(), ServerCallError> {
+        let clients: Vec<u32> = self.clients.keys().copied().collect();
+        let p = self.config.precision;
+        let known = self.scripted.despawn(element, &clients, &p);
+        self.flush_side_channels();
+        known.then_some(()).ok_or(ServerCallError::UnknownElement)
+    }
+
     /// The embedded server sends a command to the holder of `entity`.
     pub fn server_component_command(
         &mut self,
@@ -888,6 +972,9 @@ impl Relay {
     /// earliest snapshot served was due, if any was.
     pub fn step(&mut self, now: f64) -> Option<f64> {
         let interval = 1.0 / self.config.send_rate.max(1.0);
+        // Stall timeouts are due at any moment, not on send ticks.
+        self.lockstep.advance(now);
+        self.flush_side_channels();
         if now >= self.next_global {
             self.global_tick(now);
             self.next_global = if now - self.next_global > interval {
@@ -926,6 +1013,7 @@ impl Relay {
     /// Every client's snapshot at once, and the once-per-interval work:
     /// for tests and simulations that step the relay tick by tick.
     pub fn tick(&mut self, now: f64) {
+        self.lockstep.advance(now);
         self.global_tick(now);
         let ids: Vec<u32> = self.clients.keys().copied().collect();
         self.encoded.clear();
@@ -958,6 +1046,12 @@ impl Relay {
             let payload = self.encode(&Message::CommandAck { seq });
             self.send(client, true, payload);
         }
+        // Catch-up of joiners, a few messages each per tick.
+        self.lockstep.pump();
+        self.scripted.expire(now);
+        let p = self.config.precision;
+        self.scripted.pump(&p);
+        self.flush_side_channels();
     }
 
     /// Recomputes what `client` sees: entities leaving its interest are
@@ -1209,7 +1303,7 @@ mod tests {
         let out = take(&mut relay);
         let snapshot = out
             .iter()
-            .find(|(_, _, m)| matches!(m, Message::Snapshot { .. }))
+            .find(|(c, _, m)| *c == 2 && matches!(m, Message::Snapshot { .. }))
             .unwrap();
         let Message::Snapshot {
             server_time,

@@ -3,10 +3,13 @@
 //! checked once, by the handshake.
 
 use super::cursor::{DecodeError, Reader, Writer};
+use super::lockstep::{decode_parts, read_frame, FramePart, MAX_LOCKSTEP_MEMBERS};
+pub use super::lockstep::{MAX_LOCKSTEP_INPUT, MAX_LOCKSTEP_SNAPSHOT, SNAPSHOT_CHUNK};
 use super::quantize::{Precision, QuantizeError};
 use super::update::MIN_UPDATE_BYTES;
 pub use super::update::{EntityUpdate, UpdatePacker, UPDATES_HEADER};
 use super::varint::{read_bounded, read_u64, write_u64};
+use crate::core::scripted::Spawn;
 
 /// Largest opaque payload of a command or component state (bytes). With
 /// its header every such message stays within one laminar fragment, which
@@ -44,6 +47,31 @@ pub(crate) mod kind {
     pub const UNREGISTER: u8 = 23;
     pub const ACK_REQUEST: u8 = 24;
     pub const GOODBYE: u8 = 25;
+    pub const SCRIPTED_SPAWNS: u8 = 26;
+    pub const SCRIPTED_DESPAWN: u8 = 27;
+    pub const LOCKSTEP_JOIN: u8 = 28;
+    pub const LOCKSTEP_LEAVE: u8 = 29;
+    pub const LOCKSTEP_START: u8 = 30;
+    pub const LOCKSTEP_INPUT: u8 = 31;
+    pub const LOCKSTEP_FRAMES: u8 = 32;
+    pub const LOCKSTEP_HASH: u8 = 33;
+    pub const LOCKSTEP_DESYNC: u8 = 34;
+    pub const LOCKSTEP_SNAPSHOT_UP: u8 = 35;
+    pub const LOCKSTEP_SNAPSHOT: u8 = 36;
+    pub const LOCKSTEP_RESUME: u8 = 37;
+    pub const LOCKSTEP_REFUSED: u8 = 38;
+    pub const LOCKSTEP_SNAPSHOT_WANTED: u8 = 39;
+    /// The highest type byte in use.
+    #[cfg(test)]
+    pub const LAST: u8 = 39;
+}
+
+/// Why the relay refused a lockstep join (`LockstepRefused`).
+pub mod lockstep_refusal {
+    /// The match has as many members as it may.
+    pub const FULL: u8 = 1;
+    /// The history this member was catching up from was lost.
+    pub const HISTORY_LOST: u8 = 2;
 }
 
 /// Entity kinds on the wire (send rights).
@@ -101,7 +129,36 @@ impl Default for InterestSpec {
     }
 }
 
-/// Every message of protocol version 2.
+/// One chunk of a lockstep snapshot: the game state after `frame`,
+/// `total` bytes long, of which this carries `data` from `offset` on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotChunk {
+    pub frame: u64,
+    pub total: u32,
+    pub offset: u32,
+    pub data: Vec<u8>,
+}
+
+/// Where a member stands when it joins a lockstep match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LockstepStart {
+    /// The first frame the member is part of.
+    pub first_frame: u64,
+    /// The first frame its input is taken for (`first_frame` + input delay;
+    /// the frames before are filled with empty input).
+    pub first_input: u64,
+    /// Frames confirmed so far (the next frame to confirm).
+    pub confirmed: u64,
+    pub input_delay: u32,
+    pub sync_interval: u32,
+    /// The first frame of the history that follows (after the snapshot,
+    /// when there is one).
+    pub history_from: u64,
+    /// A snapshot precedes the history.
+    pub snapshot: bool,
+}
+
+/// Every message of protocol version 3.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     /// Relay -> client after admission: who you are, the relay's clock
@@ -237,6 +294,100 @@ pub enum Message {
     },
     /// Client -> relay, reliable: the sender no longer sends `entity`.
     Unregister { entity: u64 },
+    /// Relay -> client, reliable ordered: scripted elements to compute
+    /// from the shared configuration and clock (S5).
+    ScriptedSpawns(Vec<Spawn>),
+    /// Relay -> client, reliable ordered: a scripted element ends early.
+    ScriptedDespawn { element: u64 },
+    /// Client -> relay, reliable ordered: join the lockstep match; `have`:
+    /// the newest confirmed frame this client already has (a reconnect).
+    LockstepJoin { have: Option<u64> },
+    /// Client -> relay, reliable ordered: leave the lockstep match.
+    LockstepLeave,
+    /// Relay -> client, reliable ordered: the join was accepted.
+    LockstepStart(LockstepStart),
+    /// Client -> relay, reliable: this member's input for `frame`.
+    LockstepInput { frame: u64, data: Vec<u8> },
+    /// Relay -> member, reliable ordered: confirmed frames from `first` on.
+    LockstepFrames { first: u64, parts: Vec<FramePart> },
+    /// Client -> relay, reliable: the hash of this member's state after `frame`.
+    LockstepHash { frame: u64, hash: u64 },
+    /// Relay -> members, reliable ordered: the first frame whose hashes
+    /// differ, and the members that differ from the majority (all of them
+    /// when there is none).
+    LockstepDesync { frame: u64, clients: Vec<u32> },
+    /// Client -> relay, reliable ordered: a chunk of a snapshot for joiners.
+    LockstepSnapshotUp(SnapshotChunk),
+    /// Relay -> joiner, reliable ordered: a chunk of the snapshot to start from.
+    LockstepSnapshot(SnapshotChunk),
+    /// Relay -> member, reliable ordered: after a stall, its input is taken
+    /// again from `frame` on (the frames before were filled).
+    LockstepResume { frame: u64 },
+    /// Relay -> client, reliable ordered: the join was refused
+    /// (`lockstep_refusal::*`).
+    LockstepRefused { reason: u8 },
+    /// Relay -> members, reliable ordered: a joiner needs a snapshot (the
+    /// history no longer reaches back to frame 0 or the last snapshot).
+    LockstepSnapshotWanted,
+}
+
+fn write_chunk(w: &mut Writer, c: &SnapshotChunk) -> Result<(), QuantizeError> {
+    let fits = c.data.len() <= SNAPSHOT_CHUNK
+        && (c.total as usize) <= MAX_LOCKSTEP_SNAPSHOT
+        && c.offset as usize + c.data.len() <= c.total as usize;
+    if !fits {
+        return Err(QuantizeError::PayloadTooLarge);
+    }
+    write_u64(w, c.frame);
+    write_u64(w, c.total as u64);
+    write_u64(w, c.offset as u64);
+    write_u64(w, c.data.len() as u64);
+    w.bytes(&c.data);
+    Ok(())
+}
+
+fn read_chunk(r: &mut Reader) -> Result<SnapshotChunk, DecodeError> {
+    let frame = read_frame(r, "snapshot frame")?;
+    let total = read_bounded(r, "snapshot size", MAX_LOCKSTEP_SNAPSHOT as u64)? as u32;
+    let offset = read_bounded(r, "snapshot offset", total as u64)? as u32;
+    let room = (total - offset).min(SNAPSHOT_CHUNK as u32);
+    let len = read_bounded(r, "snapshot chunk", room as u64)? as usize;
+    Ok(SnapshotChunk {
+        frame,
+        total,
+        offset,
+        data: r.take(len, "snapshot chunk")?.to_vec(),
+    })
+}
+
+fn write_spawn(w: &mut Writer, s: &Spawn) {
+    write_u64(w, s.element);
+    write_u64(w, s.path as u64);
+    w.u64(s.fingerprint);
+    for v in [s.start, s.life, s.x, s.y, s.rotate] {
+        w.f64(v);
+    }
+}
+
+/// Smallest encoded spawn: two one-byte varints, the fingerprint and five f64.
+const MIN_SPAWN_BYTES: usize = 2 + 8 + 5 * 8;
+
+fn read_spawn(r: &mut Reader) -> Result<Spawn, DecodeError> {
+    let spawn = Spawn {
+        element: read_u64(r, "element")?,
+        path: read_u32(r, "path")?,
+        fingerprint: r.u64("fingerprint")?,
+        start: r.f64("start")?,
+        life: r.f64("life")?,
+        x: r.f64("x")?,
+        y: r.f64("y")?,
+        rotate: r.f64("rotate")?,
+    };
+    spawn.validate().map_err(|_| DecodeError::Invalid {
+        field: "spawn",
+        reason: "out of range",
+    })?;
+    Ok(spawn)
 }
 
 fn write_payload(w: &mut Writer, data: &[u8]) -> Result<(), QuantizeError> {
@@ -470,6 +621,92 @@ impl Message {
                 w.u8(kind::UNREGISTER);
                 write_u64(w, *entity);
             }
+            Message::ScriptedSpawns(spawns) => {
+                w.u8(kind::SCRIPTED_SPAWNS);
+                write_u64(w, spawns.len() as u64);
+                for s in spawns {
+                    write_spawn(w, s);
+                }
+            }
+            Message::ScriptedDespawn { element } => {
+                w.u8(kind::SCRIPTED_DESPAWN);
+                write_u64(w, *element);
+            }
+            Message::LockstepJoin { have } => {
+                w.u8(kind::LOCKSTEP_JOIN);
+                w.u8(have.is_some() as u8);
+                if let Some(h) = have {
+                    write_u64(w, *h);
+                }
+            }
+            Message::LockstepLeave => w.u8(kind::LOCKSTEP_LEAVE),
+            Message::LockstepStart(s) => {
+                w.u8(kind::LOCKSTEP_START);
+                write_u64(w, s.first_frame);
+                write_u64(w, s.first_input);
+                write_u64(w, s.confirmed);
+                write_u64(w, s.input_delay as u64);
+                write_u64(w, s.sync_interval as u64);
+                write_u64(w, s.history_from);
+                w.u8(s.snapshot as u8);
+            }
+            Message::LockstepInput { frame, data } => {
+                if data.len() > MAX_LOCKSTEP_INPUT {
+                    return Err(QuantizeError::PayloadTooLarge);
+                }
+                w.u8(kind::LOCKSTEP_INPUT);
+                write_u64(w, *frame);
+                write_u64(w, data.len() as u64);
+                w.bytes(data);
+            }
+            Message::LockstepFrames { first, parts } => {
+                let too_big = parts.iter().any(|p| {
+                    p.entries.len() > MAX_LOCKSTEP_MEMBERS
+                        || p.entries.iter().any(|e| e.data.len() > MAX_LOCKSTEP_INPUT)
+                });
+                if too_big {
+                    return Err(QuantizeError::PayloadTooLarge);
+                }
+                w.u8(kind::LOCKSTEP_FRAMES);
+                write_u64(w, *first);
+                write_u64(w, parts.len() as u64);
+                for p in parts {
+                    p.encode(w);
+                }
+            }
+            Message::LockstepHash { frame, hash } => {
+                w.u8(kind::LOCKSTEP_HASH);
+                write_u64(w, *frame);
+                w.u64(*hash);
+            }
+            Message::LockstepDesync { frame, clients } => {
+                if clients.len() > MAX_LOCKSTEP_MEMBERS {
+                    return Err(QuantizeError::PayloadTooLarge);
+                }
+                w.u8(kind::LOCKSTEP_DESYNC);
+                write_u64(w, *frame);
+                write_u64(w, clients.len() as u64);
+                for &c in clients {
+                    write_u64(w, c as u64);
+                }
+            }
+            Message::LockstepSnapshotUp(c) => {
+                w.u8(kind::LOCKSTEP_SNAPSHOT_UP);
+                write_chunk(w, c)?;
+            }
+            Message::LockstepSnapshot(c) => {
+                w.u8(kind::LOCKSTEP_SNAPSHOT);
+                write_chunk(w, c)?;
+            }
+            Message::LockstepResume { frame } => {
+                w.u8(kind::LOCKSTEP_RESUME);
+                write_u64(w, *frame);
+            }
+            Message::LockstepRefused { reason } => {
+                w.u8(kind::LOCKSTEP_REFUSED);
+                w.u8(*reason);
+            }
+            Message::LockstepSnapshotWanted => w.u8(kind::LOCKSTEP_SNAPSHOT_WANTED),
         }
         Ok(())
     }
@@ -649,6 +886,84 @@ impl Message {
             kind::UNREGISTER => Message::Unregister {
                 entity: read_u64(&mut r, "entity")?,
             },
+            kind::SCRIPTED_SPAWNS => {
+                let max = (r.remaining() / MIN_SPAWN_BYTES) as u64;
+                let count = read_bounded(&mut r, "spawn count", max)? as usize;
+                let mut spawns = Vec::with_capacity(count);
+                for _ in 0..count {
+                    spawns.push(read_spawn(&mut r)?);
+                }
+                Message::ScriptedSpawns(spawns)
+            }
+            kind::SCRIPTED_DESPAWN => Message::ScriptedDespawn {
+                element: read_u64(&mut r, "element")?,
+            },
+            kind::LOCKSTEP_JOIN => Message::LockstepJoin {
+                have: match r.u8("join flags")? {
+                    0 => None,
+                    1 => Some(read_frame(&mut r, "have")?),
+                    _ => {
+                        return Err(DecodeError::Invalid {
+                            field: "join flags",
+                            reason: "unknown bits",
+                        })
+                    }
+                },
+            },
+            kind::LOCKSTEP_LEAVE => Message::LockstepLeave,
+            kind::LOCKSTEP_START => Message::LockstepStart(LockstepStart {
+                first_frame: read_frame(&mut r, "first frame")?,
+                first_input: read_frame(&mut r, "first input")?,
+                confirmed: read_frame(&mut r, "confirmed")?,
+                input_delay: read_u32(&mut r, "input delay")?,
+                sync_interval: read_u32(&mut r, "sync interval")?,
+                history_from: read_frame(&mut r, "history from")?,
+                snapshot: match r.u8("snapshot")? {
+                    0 => false,
+                    1 => true,
+                    _ => {
+                        return Err(DecodeError::Invalid {
+                            field: "snapshot",
+                            reason: "not 0 or 1",
+                        })
+                    }
+                },
+            }),
+            kind::LOCKSTEP_INPUT => {
+                let frame = read_frame(&mut r, "frame")?;
+                let len = read_bounded(&mut r, "input length", MAX_LOCKSTEP_INPUT as u64)? as usize;
+                Message::LockstepInput {
+                    frame,
+                    data: r.take(len, "input")?.to_vec(),
+                }
+            }
+            kind::LOCKSTEP_FRAMES => Message::LockstepFrames {
+                first: read_frame(&mut r, "first frame")?,
+                parts: decode_parts(&mut r)?,
+            },
+            kind::LOCKSTEP_HASH => Message::LockstepHash {
+                frame: read_frame(&mut r, "frame")?,
+                hash: r.u64("hash")?,
+            },
+            kind::LOCKSTEP_DESYNC => {
+                let frame = read_frame(&mut r, "frame")?;
+                let count =
+                    read_bounded(&mut r, "client count", MAX_LOCKSTEP_MEMBERS as u64)? as usize;
+                let mut clients = Vec::with_capacity(count.min(r.remaining()));
+                for _ in 0..count {
+                    clients.push(read_u32(&mut r, "client")?);
+                }
+                Message::LockstepDesync { frame, clients }
+            }
+            kind::LOCKSTEP_SNAPSHOT_UP => Message::LockstepSnapshotUp(read_chunk(&mut r)?),
+            kind::LOCKSTEP_SNAPSHOT => Message::LockstepSnapshot(read_chunk(&mut r)?),
+            kind::LOCKSTEP_RESUME => Message::LockstepResume {
+                frame: read_frame(&mut r, "frame")?,
+            },
+            kind::LOCKSTEP_REFUSED => Message::LockstepRefused {
+                reason: r.u8("reason")?,
+            },
+            kind::LOCKSTEP_SNAPSHOT_WANTED => Message::LockstepSnapshotWanted,
             _ => {
                 return Err(DecodeError::Invalid {
                     field: "message type",
@@ -792,6 +1107,78 @@ mod tests {
                 min_class: 1,
             },
             Message::Unregister { entity: 8 },
+            Message::ScriptedSpawns(vec![
+                Spawn {
+                    element: 9,
+                    path: 3,
+                    fingerprint: u64::MAX,
+                    start: 12.5,
+                    life: 30.0,
+                    x: -4.25,
+                    y: 1e6,
+                    rotate: 3.0,
+                };
+                3
+            ]),
+            Message::ScriptedDespawn { element: 1 << 50 },
+            Message::LockstepJoin { have: None },
+            Message::LockstepJoin { have: Some(77) },
+            Message::LockstepLeave,
+            Message::LockstepStart(LockstepStart {
+                first_frame: 100,
+                first_input: 103,
+                confirmed: 100,
+                input_delay: 3,
+                sync_interval: 30,
+                history_from: 51,
+                snapshot: true,
+            }),
+            Message::LockstepInput {
+                frame: 1 << 40,
+                data: vec![7; MAX_LOCKSTEP_INPUT],
+            },
+            Message::LockstepFrames {
+                first: 12,
+                parts: vec![
+                    FramePart {
+                        complete: false,
+                        entries: vec![super::super::lockstep::LockstepEntry {
+                            client: 4,
+                            flags: 1,
+                            data: vec![],
+                        }],
+                    },
+                    FramePart {
+                        complete: true,
+                        entries: vec![],
+                    },
+                ],
+            },
+            Message::LockstepHash {
+                frame: 5,
+                hash: 0xABCD,
+            },
+            Message::LockstepDesync {
+                frame: 9,
+                clients: vec![2, 70_000],
+            },
+            Message::LockstepSnapshotUp(SnapshotChunk {
+                frame: 8,
+                total: 2000,
+                offset: 960,
+                data: vec![1; SNAPSHOT_CHUNK],
+            }),
+            Message::LockstepSnapshot(SnapshotChunk {
+                frame: 8,
+                total: 0,
+                offset: 0,
+                data: vec![],
+            }),
+            Message::LockstepResume { frame: 44 },
+            Message::LockstepRefused {
+                reason: lockstep_refusal::FULL,
+            },
+            Message::LockstepSnapshotWanted,
         ];
         for m in messages {
             let mut w = Writer::new();
@@ -930,10 +1317,108 @@ mod tests {
                 server_time: 1.0,
                 data: vec![0; MAX_PAYLOAD],
             },
+            Message::ScriptedSpawns(vec![
+                Spawn {
+                    element: u64::MAX,
+                    path: u32::MAX,
+                    fingerprint: 0,
+                    start: 0.0,
+                    life: 1.0,
+                    x: 0.0,
+                    y: 0.0,
+                    rotate: 0.0,
+                };
+                16
+            ]),
+            Message::LockstepSnapshotUp(SnapshotChunk {
+                frame: u64::MAX,
+                total: MAX_LOCKSTEP_SNAPSHOT as u32,
+                offset: (MAX_LOCKSTEP_SNAPSHOT - SNAPSHOT_CHUNK) as u32,
+                data: vec![0; SNAPSHOT_CHUNK],
+            }),
+            Message::LockstepInput {
+                frame: u64::MAX,
+                data: vec![0; MAX_LOCKSTEP_INPUT],
+            },
+            Message::LockstepDesync {
+                frame: u64::MAX,
+                clients: vec![u32::MAX; MAX_LOCKSTEP_MEMBERS],
+            },
         ] {
             let n = worst.to_bytes(&p).unwrap().len();
             assert!(n <= 1024, "{n} bytes: {worst:?}");
         }
+    }
+
+    #[test]
+    fn lockstep_and_scripted_limits_hold_both_ways() {
+        let p = Precision::default();
+        let big = Message::LockstepInput {
+            frame: 1,
+            data: vec![0; MAX_LOCKSTEP_INPUT + 1],
+        };
+        assert_eq!(big.to_bytes(&p), Err(QuantizeError::PayloadTooLarge));
+        // A chunk past its snapshot's end, and a snapshot over the limit.
+        for (total, offset, len) in [(100, 50, 60), (MAX_LOCKSTEP_SNAPSHOT + 1, 0, 1)] {
+            let chunk = Message::LockstepSnapshotUp(SnapshotChunk {
+                frame: 1,
+                total: total as u32,
+                offset: offset as u32,
+                data: vec![0; len],
+            });
+            assert!(chunk.to_bytes(&p).is_err());
+            let mut w = Writer::new();
+            w.u8(kind::LOCKSTEP_SNAPSHOT);
+            write_u64(&mut w, 1);
+            write_u64(&mut w, total as u64);
+            write_u64(&mut w, offset as u64);
+            write_u64(&mut w, len as u64);
+            w.bytes(&vec![0; len]);
+            assert!(Message::decode(&w.bytes, &p).is_err());
+        }
+        // An input length over the limit on the wire, unknown entry flags,
+        // a spawn with a negative life.
+        let mut w = Writer::new();
+        w.u8(kind::LOCKSTEP_INPUT);
+        write_u64(&mut w, 1);
+        write_u64(&mut w, MAX_LOCKSTEP_INPUT as u64 + 1);
+        w.bytes(&vec![0; MAX_LOCKSTEP_INPUT + 1]);
+        assert!(Message::decode(&w.bytes, &p).is_err());
+        let mut w = Writer::new();
+        w.u8(kind::LOCKSTEP_FRAMES);
+        write_u64(&mut w, 0);
+        write_u64(&mut w, 1);
+        w.u8(1);
+        write_u64(&mut w, 1);
+        write_u64(&mut w, 5);
+        w.u8(0x80);
+        write_u64(&mut w, 0);
+        assert!(Message::decode(&w.bytes, &p).is_err());
+        let mut spawn = Message::ScriptedSpawns(vec![Spawn {
+            element: 1,
+            path: 1,
+            fingerprint: 1,
+            start: 0.0,
+            life: 1.0,
+            x: 0.0,
+            y: 0.0,
+            rotate: 0.0,
+        }])
+        .to_bytes(&p)
+        .unwrap();
+        let life_at = spawn.len() - 32;
+        spawn[life_at..life_at + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
+        assert!(Message::decode(&spawn, &p).is_err());
+        // Counts the bytes cannot hold.
+        let mut w = Writer::new();
+        w.u8(kind::SCRIPTED_SPAWNS);
+        write_u64(&mut w, 1 << 40);
+        assert!(Message::decode(&w.bytes, &p).is_err());
+        let mut w = Writer::new();
+        w.u8(kind::LOCKSTEP_FRAMES);
+        write_u64(&mut w, 0);
+        write_u64(&mut w, 1 << 40);
+        assert!(Message::decode(&w.bytes, &p).is_err());
     }
 
     #[test]
@@ -963,7 +1448,7 @@ mod tests {
             let len = rng.usize(0..64);
             let mut bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
             if let Some(b) = bytes.first_mut() {
-                *b = rng.u8(0..25);
+                *b = rng.u8(0..=kind::LAST + 1);
             }
             let _ = Message::decode(&bytes, &p);
         }

@@ -4,6 +4,7 @@
 //! the input can justify; every error says what was wrong.
 
 pub mod cursor;
+pub mod lockstep;
 pub mod message;
 pub mod quantize;
 pub mod update;

@@ -21,6 +21,9 @@ pub mod shown_flags {
     pub const PREDICTED: u32 = 4;
     /// A correction (late data) is being blended out.
     pub const BLENDING: u32 = 8;
+    /// A scripted element computed from its path and the server clock
+    /// (S5), not from received state.
+    pub const SCRIPTED: u32 = 16;
 }
 use shown_flags::*;
 
