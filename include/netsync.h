@@ -47,6 +47,10 @@
 // The relay refused this client's claim (`reason`: `NETSYNC_CLAIM_*`).
 #define NETSYNC_EVENT_RIGHT_REFUSED 8
 
+// A scripted element (`entity_id`) started but cannot be shown here
+// (`reason`: `NETSYNC_SCRIPTED_REFUSED_*`).
+#define NETSYNC_EVENT_SCRIPTED_REFUSED 9
+
 // Why an entity was removed (`NetsyncClientEvent::reason` of ENTITY_REMOVED).
 #define NETSYNC_REMOVED_UNREGISTERED 1
 
@@ -57,6 +61,9 @@
 
 // Not heard of again after a reconnect.
 #define NETSYNC_REMOVED_STALE 4
+
+// A scripted element's life ended.
+#define NETSYNC_REMOVED_EXPIRED 5
 
 // Send-right kinds (`netsync_client_register_entity_kind`).
 #define NETSYNC_KIND_CONTROLLED 0
@@ -121,6 +128,77 @@
 // Most region ids one client may subscribe to.
 #define NETSYNC_MAX_REGIONS 192
 
+// Largest input of one member for one frame (bytes).
+#define NETSYNC_MAX_LOCKSTEP_INPUT 256
+
+// Largest snapshot a member may provide (bytes).
+#define NETSYNC_MAX_LOCKSTEP_SNAPSHOT 65536
+
+// Most members of a lockstep match.
+#define NETSYNC_MAX_LOCKSTEP_MEMBERS 64
+
+// `NetsyncLockstepStatus::state`: not a member.
+#define NETSYNC_LOCKSTEP_STATE_IDLE 0
+
+// Asked to join (or joining again after a reconnect): inputs wait.
+#define NETSYNC_LOCKSTEP_STATE_JOINING 1
+
+// A member: inputs are taken.
+#define NETSYNC_LOCKSTEP_STATE_ACTIVE 2
+
+// `NetsyncLockstepFrame::kind`: a confirmed frame; its inputs follow.
+#define NETSYNC_LOCKSTEP_ITEM_FRAME 1
+
+// `NetsyncLockstepFrame::kind`: the game state after `frame`, provided by
+// a member: load it, then take the frames after it.
+#define NETSYNC_LOCKSTEP_ITEM_SNAPSHOT 2
+
+// `NetsyncLockstepInput::flags`: the relay filled this member's input
+// (it sent none within the stall timeout); the input is empty.
+#define NETSYNC_LOCKSTEP_INPUT_FILLED 1
+
+// `NetsyncLockstepInput::flags`: the member's first frame in the match.
+#define NETSYNC_LOCKSTEP_INPUT_JOINED 2
+
+// `NetsyncLockstepEvent::kind`: the relay accepted this client; `frame`
+// is its first frame.
+#define NETSYNC_LOCKSTEP_EVENT_STARTED 1
+
+// `client_id` is a member from `frame` on.
+#define NETSYNC_LOCKSTEP_EVENT_MEMBER_JOINED 2
+
+// `client_id` is no longer a member from `frame` on.
+#define NETSYNC_LOCKSTEP_EVENT_MEMBER_LEFT 3
+
+// The relay filled `client_id`'s input from `frame` on: it stalled.
+#define NETSYNC_LOCKSTEP_EVENT_MEMBER_STALLED 4
+
+// `client_id`'s input counts again from `frame` on.
+#define NETSYNC_LOCKSTEP_EVENT_MEMBER_RESUMED 5
+
+// State hashes differ first at `frame`; `client_id` is outside the
+// majority (one event per such client; every member when there is none).
+#define NETSYNC_LOCKSTEP_EVENT_DESYNC 6
+
+// A joiner needs a snapshot: provide one
+// (`netsync_client_lockstep_provide_snapshot`).
+#define NETSYNC_LOCKSTEP_EVENT_SNAPSHOT_WANTED 7
+
+// The relay refused the join (`reason`: `NETSYNC_LOCKSTEP_REFUSED_*`).
+#define NETSYNC_LOCKSTEP_EVENT_REFUSED 8
+
+// The relay is a new process: the match starts over from frame 0 (this
+// client joins it again by itself).
+#define NETSYNC_LOCKSTEP_EVENT_RESTARTED 9
+
+// The game did not take frames for too long (2^18 frames or 64 MiB
+// waiting): this client left the match.
+#define NETSYNC_LOCKSTEP_EVENT_OVERFLOW 10
+
+// `NetsyncLockstepEvent::reason` of REFUSED: the match has
+// `lockstep_max_members` members already.
+#define NETSYNC_LOCKSTEP_REFUSED_FULL 1
+
 // Log levels for `max_level`.
 #define NETSYNC_LOG_OFF 0
 
@@ -147,6 +225,23 @@
 // `NetsyncMessage::kind`: the latest state of a synced component of a
 // remote entity.
 #define NETSYNC_MESSAGE_COMPONENT_STATE 3
+
+// `NetsyncClientEvent::reason` of `NETSYNC_EVENT_SCRIPTED_REFUSED`: no
+// path configuration is loaded on this client.
+#define NETSYNC_SCRIPTED_REFUSED_NO_CONFIG 1
+
+// The server spawned it with another path configuration (fingerprints differ).
+#define NETSYNC_SCRIPTED_REFUSED_CONFIG_MISMATCH 2
+
+// Its path id is not in the configuration.
+#define NETSYNC_SCRIPTED_REFUSED_UNKNOWN_PATH 3
+
+// Its life would need too many segment moves to compute.
+#define NETSYNC_SCRIPTED_REFUSED_TOO_LONG 4
+
+// `NetsyncTransform::flags`: a scripted element (S5), computed from its
+// path and the server clock.
+#define NETSYNC_TRANSFORM_SCRIPTED 16
 
 // Send policies (`NetsyncSendFilterConfig::policy`).
 #define NETSYNC_SEND_ALWAYS 0
@@ -197,8 +292,16 @@
 
 #define NETSYNC_SERVER_REFUSED_TOO_LARGE 4
 
-// Over a configured limit (components per entity).
+// Over a configured limit (components per entity, live scripted elements).
 #define NETSYNC_SERVER_REFUSED_LIMIT 5
+
+// A value out of range (a scripted spawn).
+#define NETSYNC_SERVER_REFUSED_INVALID 6
+
+// `NetsyncServerEvent::kind`: the relay refused a scripted spawn
+// (`entity_id`: the element; `reason`: `NETSYNC_SERVER_REFUSED_*`); the
+// element exists nowhere.
+#define NETSYNC_SERVER_EVENT_SPAWN_REFUSED 4
 
 // Most samples one `netsync_timeline_push` takes.
 #define NETSYNC_MAX_SAMPLES_PER_PUSH (1 << 20)
@@ -263,7 +366,7 @@
 // Minor version. From major 1 on, a minor only adds (old callers keep
 // working); while the major is 0, a minor may also change struct
 // layouts, so bindings require exactly the minor they were made for.
-#define NETSYNC_ABI_VERSION_MINOR 4
+#define NETSYNC_ABI_VERSION_MINOR 5
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -301,11 +404,21 @@ typedef enum NetsyncResult {
   NETSYNC_ERR_TOO_LARGE = 13,
   // Only the holder of the entity's send right may do that.
   NETSYNC_ERR_NOT_HELD = 14,
+  // Not a failure: nothing to do yet (lockstep: the next frame is not
+  // confirmed, or the input would run more than the sync interval
+  // ahead). Call again after the next tick. `netsync_last_error` is
+  // left as it was.
+  NETSYNC_WAIT = 15,
 } NetsyncResult;
 
 // Opaque client handle. Call it from one thread at a time (overlapping
 // calls fail with `NETSYNC_ERR_BUSY`); its network thread runs apart.
 typedef struct NetsyncClient NetsyncClient;
+
+// Opaque path configuration: parsed and validated, immutable, shared by
+// the clients and servers it is given to (free it whenever; they keep
+// their own reference).
+typedef struct NetsyncScriptedConfig NetsyncScriptedConfig;
 
 // Opaque send filter handle. Not thread-safe: calls on one handle must not
 // overlap (overlapping calls fail with `NETSYNC_ERR_BUSY`).
@@ -533,7 +646,69 @@ typedef struct NetsyncClientStats {
   uint64_t predictions_timed_out;
   double prediction_error_last;
   double prediction_error_max;
+  // Scripted elements known (started or not).
+  uint64_t scripted_elements;
 } NetsyncClientStats;
+
+// What `netsync_client_lockstep_next_frame` took.
+typedef struct NetsyncLockstepFrame {
+  // The frame number (for a snapshot: the frame it is the state after).
+  uint64_t frame;
+  // `NETSYNC_LOCKSTEP_ITEM_*`.
+  uint32_t kind;
+  // Frames: members' inputs written to `inputs` (or needed, with
+  // `NETSYNC_ERR_BUFFER_TOO_SMALL`).
+  uint32_t input_count;
+  // Bytes written to `buffer` (or needed): the inputs one after the
+  // other, or the snapshot.
+  size_t size;
+} NetsyncLockstepFrame;
+
+// One member's input in a frame: its bytes are `buffer[offset ..
+// offset + size]`.
+typedef struct NetsyncLockstepInput {
+  uint32_t client_id;
+  // `NETSYNC_LOCKSTEP_INPUT_*` bits.
+  uint32_t flags;
+  uint32_t offset;
+  uint32_t size;
+} NetsyncLockstepInput;
+
+// One lockstep event (`netsync_client_lockstep_poll_event`).
+typedef struct NetsyncLockstepEvent {
+  // `NETSYNC_LOCKSTEP_EVENT_*`.
+  uint32_t kind;
+  // The member concerned (0 when none).
+  uint32_t client_id;
+  // The frame it happened at (0 when none).
+  uint64_t frame;
+  // REFUSED: `NETSYNC_LOCKSTEP_REFUSED_*`.
+  uint32_t reason;
+} NetsyncLockstepEvent;
+
+// Where this client stands in the match.
+typedef struct NetsyncLockstepStatus {
+  // `NETSYNC_LOCKSTEP_STATE_*`.
+  uint32_t state;
+  // Members in the newest frame received.
+  uint32_t members;
+  // The match's settings (0 until the relay accepted the join).
+  uint32_t input_delay;
+  uint32_t sync_interval;
+  // The first frame this client is part of.
+  uint64_t first_frame;
+  // The frame the next submitted input is for.
+  uint64_t next_input_frame;
+  // Frames known confirmed (the newest confirmed frame + 1).
+  uint64_t confirmed_frames;
+  // The number of the frame `netsync_client_lockstep_next_frame`
+  // returns next.
+  uint64_t next_frame;
+  // Frames (and a snapshot) received and not taken yet.
+  uint64_t frames_queued;
+  // Events dropped because they were not polled (65 536 are kept).
+  uint64_t events_dropped;
+} NetsyncLockstepStatus;
 
 // Receives one log record. `level`: 1 error, 2 warn, 3 info, 4 debug,
 // 5 trace. `target` and `message` are NUL-terminated UTF-8 valid only
@@ -565,6 +740,24 @@ typedef struct NetsyncMessage {
   // when the call returns `NETSYNC_ERR_BUFFER_TOO_SMALL`.
   size_t size;
 } NetsyncMessage;
+
+// One scripted element: the server spawns it, every machine computes it.
+typedef struct NetsyncScriptedSpawn {
+  // Chosen by the server; shown in ticks as `entity_id`, so pick ids no
+  // entity uses.
+  uint64_t element_id;
+  // A path of the configuration (ids from 1).
+  uint32_t path_id;
+  // Server time it starts (s; may lie in the future).
+  double start;
+  // How long it lives from `start` (s), above 0 and at most 86 400.
+  double life;
+  // Where it starts on the configuration's plane (m, within 1e7).
+  double x;
+  double y;
+  // Its heading at the start (radians, counter-clockwise from +X).
+  double rotate;
+} NetsyncScriptedSpawn;
 
 // Relay settings; defaults from `netsync_server_config_default`.
 typedef struct NetsyncServerConfig {
@@ -598,6 +791,24 @@ typedef struct NetsyncServerConfig {
   // dropped and counted. 0: keep none (a server that only relays; its
   // other calls and events still work). Default 65536.
   uint32_t server_inbox_capacity;
+  // Lockstep: frames between a member's input and the frame it is for,
+  // 0..lockstep_sync_interval. Default 3.
+  uint32_t lockstep_input_delay;
+  // Lockstep: how far past the newest confirmed frame a member may
+  // send input (S4's sync interval), 1..=1024 frames. Default 30.
+  uint32_t lockstep_sync_interval;
+  // Lockstep: a frame waits this long for a missing member's input,
+  // then fills it (empty, flagged) until the member sends again (s),
+  // 0.05..=600. Default 1.
+  double lockstep_stall_timeout;
+  // Lockstep: no frame is confirmed before this many members joined,
+  // 1..=lockstep_max_members. Default 1.
+  uint32_t lockstep_min_members;
+  // Lockstep: most members, 1..=64. Default 16.
+  uint32_t lockstep_max_members;
+  // Lockstep: most confirmed frames kept for joiners after the last
+  // snapshot, 1..=10000000 (also at most 16 MiB). Default 36000.
+  uint32_t lockstep_history_frames;
 } NetsyncServerConfig;
 
 // Relay counters.
@@ -635,6 +846,15 @@ typedef struct NetsyncServerStats {
   // poll them.
   uint64_t server_messages_dropped;
   uint64_t server_events_dropped;
+  // Lockstep: members, frames confirmed, members marked stalled, inputs
+  // filled for them, desyncs reported.
+  uint64_t lockstep_members;
+  uint64_t lockstep_frames;
+  uint64_t lockstep_stalls;
+  uint64_t lockstep_filled;
+  uint64_t lockstep_desyncs;
+  // Scripted elements alive on the relay.
+  uint64_t scripted_elements;
 } NetsyncServerStats;
 
 // One event of an embedded server.
@@ -807,6 +1027,71 @@ enum NetsyncResult netsync_client_predict(struct NetsyncClient *client,
                                           double now,
                                           const struct NetsyncSample *state);
 
+// Joins the relay's lockstep match. Returns at once; a
+// `NETSYNC_LOCKSTEP_EVENT_STARTED` event follows with the first frame
+// (or REFUSED). After a reconnect the client joins again by itself and
+// gets only the frames it lacks. Joining twice is a no-op.
+enum NetsyncResult netsync_client_lockstep_join(struct NetsyncClient *client);
+
+// Leaves the lockstep match; frames already received can still be taken.
+enum NetsyncResult netsync_client_lockstep_leave(struct NetsyncClient *client);
+
+// Submits this member's input for its next frame (`len` bytes, at most
+// `NETSYNC_MAX_LOCKSTEP_INPUT`; `data` may be NULL when `len` is 0) and
+// writes that frame's number to `*out_frame` (may be NULL).
+// `NETSYNC_WAIT`: not accepted yet, or `sync_interval` frames past the
+// newest confirmed frame (S4: a client that runs ahead waits); keep the
+// input and submit it again after the next tick. `NETSYNC_ERR_WRONG_STATE`
+// when not joined.
+enum NetsyncResult netsync_client_lockstep_submit(struct NetsyncClient *client,
+                                                  const uint8_t *data,
+                                                  size_t len,
+                                                  uint64_t *out_frame);
+
+// Takes the next confirmed frame (or the snapshot to start from) in
+// order: `*out` gets its header, `inputs` (room for `input_capacity`)
+// every member's input by client id, `buffer` (room for `capacity`
+// bytes) their bytes one after the other, or the snapshot's bytes.
+// `NETSYNC_WAIT`: the next frame is not confirmed yet (frames arrive with
+// `netsync_client_tick`). `NETSYNC_ERR_BUFFER_TOO_SMALL`: `out` has the
+// needed `input_count` and `size`, and the frame stays queued. `inputs`
+// and `buffer` may be NULL when their capacity is 0.
+enum NetsyncResult netsync_client_lockstep_next_frame(struct NetsyncClient *client,
+                                                      struct NetsyncLockstepFrame *out,
+                                                      struct NetsyncLockstepInput *inputs,
+                                                      size_t input_capacity,
+                                                      uint8_t *buffer,
+                                                      size_t capacity);
+
+// Reports the hash of this member's game state after `frame` (a frame
+// it has taken). The relay compares the members' hashes and reports the
+// first frame that differs (`NETSYNC_LOCKSTEP_EVENT_DESYNC`). Optional;
+// `NETSYNC_ERR_INVALID_ARGUMENT` for a frame not taken yet,
+// `NETSYNC_ERR_WRONG_STATE` when not joined.
+enum NetsyncResult netsync_client_lockstep_report_hash(struct NetsyncClient *client,
+                                                       uint64_t frame,
+                                                       uint64_t hash);
+
+// Gives the relay the game state after `frame` (a frame this member has
+// taken; `len` up to `NETSYNC_MAX_LOCKSTEP_SNAPSHOT`): joiners start from
+// the newest snapshot and the frames after it, and the relay drops the
+// history before it. Provide one on `NETSYNC_LOCKSTEP_EVENT_SNAPSHOT_WANTED`
+// or whenever convenient.
+enum NetsyncResult netsync_client_lockstep_provide_snapshot(struct NetsyncClient *client,
+                                                            uint64_t frame,
+                                                            const uint8_t *data,
+                                                            size_t len);
+
+// Pops the next lockstep event into `*out` and sets `*has_event` (false,
+// `*out` untouched, when none waits). Events arrive with ticks.
+enum NetsyncResult netsync_client_lockstep_poll_event(struct NetsyncClient *client,
+                                                      struct NetsyncLockstepEvent *out,
+                                                      bool *has_event);
+
+// Writes where this client stands in the match to `*out`.
+enum NetsyncResult netsync_client_lockstep_status(struct NetsyncClient *client,
+                                                  struct NetsyncLockstepStatus *out);
+
 // Sets (or with `callback` NULL, clears) the log sink and the most
 // verbose level passed to it (`NETSYNC_LOG_*`). Waits for calls in flight:
 // once it returns, a cleared callback is never called again. Thread-safe.
@@ -877,6 +1162,89 @@ const char *netsync_result_str(int32_t code);
 // NUL-terminated UTF-8 string ("" when none failed yet). The pointer stays
 // valid until the next failing netsync call on this thread; copy it.
 const char *netsync_last_error(void);
+
+// Parses and validates a path configuration from `len` bytes of text
+// (docs/scripted-paths.md; at most 1 MiB). On failure
+// `netsync_last_error` names the line and the field
+// (`NETSYNC_ERR_INVALID_ARGUMENT`). Free with `netsync_scripted_config_free`.
+enum NetsyncResult netsync_scripted_config_parse(const uint8_t *text,
+                                                 size_t len,
+                                                 struct NetsyncScriptedConfig **out);
+
+// Reads and parses a path configuration file (UTF-8 path, at most
+// 1 MiB). `NETSYNC_ERR_IO` when it cannot be read; parse errors as
+// `netsync_scripted_config_parse`, prefixed with the path.
+enum NetsyncResult netsync_scripted_config_load_file(const char *path,
+                                                     struct NetsyncScriptedConfig **out);
+
+// Frees a configuration handle (clients and servers that use it keep
+// theirs). NULL or a handle already freed is a no-op.
+void netsync_scripted_config_free(struct NetsyncScriptedConfig *config);
+
+// The configuration's fingerprint: a hash of every value that shapes a
+// motion (not comments or spacing). Server and clients must load
+// configurations with the same fingerprint; every spawn carries it.
+enum NetsyncResult netsync_scripted_config_fingerprint(const struct NetsyncScriptedConfig *config,
+                                                       uint64_t *out);
+
+// The number of paths in the configuration.
+enum NetsyncResult netsync_scripted_config_path_count(const struct NetsyncScriptedConfig *config,
+                                                      uint32_t *out);
+
+// Computes one element at `server_time` without any network (bring
+// your own transport, or check a server's numbers): `*out` gets its
+// transform (`entity_id` = `element_id`, flags `NETSYNC_TRANSFORM_SCRIPTED`).
+// `NETSYNC_ERR_WRONG_STATE` before `start` or from `start + life` on;
+// `NETSYNC_ERR_INVALID_ARGUMENT` for a value out of range or an unknown path.
+enum NetsyncResult netsync_scripted_evaluate(const struct NetsyncScriptedConfig *config,
+                                             const struct NetsyncScriptedSpawn *spawn,
+                                             double server_time,
+                                             struct NetsyncTransform *out);
+
+// The path configuration this client computes scripted elements with
+// (the server's: spawns made with another one are refused with
+// `NETSYNC_EVENT_SCRIPTED_REFUSED`). Elements already known are computed
+// with it from now on. The client keeps its own reference.
+enum NetsyncResult netsync_client_set_scripted_config(struct NetsyncClient *client,
+                                                      const struct NetsyncScriptedConfig *config);
+
+// The server time the last tick computed scripted elements at: the
+// client's estimate of the relay's clock (the S5 shared clock).
+// `NETSYNC_ERR_WRONG_STATE` before a tick computed any.
+enum NetsyncResult netsync_client_scripted_time(struct NetsyncClient *client, double *out);
+
+// The path configuration this server spawns scripted elements with.
+// Elements already spawned keep the fingerprint they were spawned with.
+enum NetsyncResult netsync_server_set_scripted_config(struct NetsyncServer *server,
+                                                      const struct NetsyncScriptedConfig *config);
+
+// Spawns a scripted element (S5): checked against the loaded
+// configuration, sent reliably to every client (and to clients that
+// join while it lives), computed on every machine from the shared clock.
+// `NETSYNC_ERR_WRONG_STATE` without a configuration,
+// `NETSYNC_ERR_INVALID_ARGUMENT` for a value out of range or an unknown
+// path, `NETSYNC_ERR_LIMIT` past 65 536 live elements or a life that
+// would need more than a million segment moves. An element with the id
+// of a live one replaces it.
+enum NetsyncResult netsync_server_spawn_scripted(struct NetsyncServer *server,
+                                                 const struct NetsyncScriptedSpawn *spawn);
+
+// Ends a live scripted element early (a fish that was shot): clients get
+// `NETSYNC_EVENT_ENTITY_REMOVED` with `NETSYNC_REMOVED_UNREGISTERED`.
+// `NETSYNC_ERR_UNKNOWN_ENTITY` when no live element has that id.
+enum NetsyncResult netsync_server_despawn_scripted(struct NetsyncServer *server,
+                                                   uint64_t element_id);
+
+// Computes every scripted element this server spawned at `server_time`
+// (pass `netsync_server_time`: the clock clients share) into `out` (room
+// for `capacity`), the count to `*out_count`, in id order; elements whose
+// life ended are dropped. Like `netsync_client_tick`:
+// `NETSYNC_ERR_BUFFER_TOO_SMALL` with the needed count.
+enum NetsyncResult netsync_server_scripted_tick(struct NetsyncServer *server,
+                                                double server_time,
+                                                struct NetsyncTransform *out,
+                                                size_t capacity,
+                                                size_t *out_count);
 
 // Writes the default settings to `*out`.
 enum NetsyncResult netsync_send_filter_config_default(struct NetsyncSendFilterConfig *out);

@@ -147,6 +147,8 @@ pub struct ClientStats {
     pub messages_dropped: u64,
     /// Received messages waiting to be polled.
     pub messages_queued: usize,
+    /// Scripted elements known (started or not).
+    pub scripted_elements: usize,
 }
 
 /// A client of a relay.
@@ -953,6 +955,7 @@ impl Client {
             prediction: self.overlay.stats(),
             messages_dropped: self.messages_dropped,
             messages_queued: self.messages.len(),
+            scripted_elements: self.scripted.len(),
         }
     }
 

@@ -180,6 +180,8 @@ pub struct NetsyncClientStats {
     pub predictions_timed_out: u64,
     pub prediction_error_last: f64,
     pub prediction_error_max: f64,
+    /// Scripted elements known (started or not).
+    pub scripted_elements: u64,
 }
 
 fn network_code(profile: Option<NetworkProfile>) -> u32 {
@@ -264,6 +266,11 @@ pub(crate) fn client_error(e: ClientError) -> FfiError {
         ClientError::PayloadTooLarge(_) => NetsyncResult::NETSYNC_ERR_TOO_LARGE,
         ClientError::NotHeld(_) => NetsyncResult::NETSYNC_ERR_NOT_HELD,
         ClientError::TooManyPending => NetsyncResult::NETSYNC_ERR_LIMIT,
+        ClientError::Wait => return FfiError::wait(),
+        ClientError::NotMember => NetsyncResult::NETSYNC_ERR_WRONG_STATE,
+        ClientError::InputTooLarge(_) | ClientError::SnapshotTooLarge(_) => {
+            NetsyncResult::NETSYNC_ERR_TOO_LARGE
+        }
         _ => NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT,
     };
     FfiError::new(code, e.to_string())
@@ -742,6 +749,7 @@ pub extern "C" fn netsync_client_stats(
             predictions_timed_out: s.prediction.timed_out,
             prediction_error_last: s.prediction.last_error as f64,
             prediction_error_max: s.prediction.max_error as f64,
+            scripted_elements: s.scripted_elements as u64,
         };
         // SAFETY: checked for NULL.
         unsafe { out.write(stats) };

@@ -18,6 +18,7 @@
 pub mod client;
 pub mod handles;
 pub mod interest;
+pub mod lockstep;
 pub mod log_sink;
 pub mod messages;
 pub mod result;

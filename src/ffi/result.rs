@@ -40,11 +40,16 @@ pub enum NetsyncResult {
     NETSYNC_ERR_TOO_LARGE = 13,
     /// Only the holder of the entity's send right may do that.
     NETSYNC_ERR_NOT_HELD = 14,
+    /// Not a failure: nothing to do yet (lockstep: the next frame is not
+    /// confirmed, or the input would run more than the sync interval
+    /// ahead). Call again after the next tick. `netsync_last_error` is
+    /// left as it was.
+    NETSYNC_WAIT = 15,
 }
 
 impl NetsyncResult {
     /// Every code, for bindings and tests.
-    pub const ALL: [NetsyncResult; 15] = [
+    pub const ALL: [NetsyncResult; 16] = [
         NetsyncResult::NETSYNC_OK,
         NetsyncResult::NETSYNC_ERR_NULL_POINTER,
         NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT,
@@ -60,6 +65,7 @@ impl NetsyncResult {
         NetsyncResult::NETSYNC_ERR_UNSYNCED_COMPONENT,
         NetsyncResult::NETSYNC_ERR_TOO_LARGE,
         NetsyncResult::NETSYNC_ERR_NOT_HELD,
+        NetsyncResult::NETSYNC_WAIT,
     ];
 
     fn name(self) -> &'static std::ffi::CStr {
@@ -79,6 +85,7 @@ impl NetsyncResult {
             NetsyncResult::NETSYNC_ERR_UNSYNCED_COMPONENT => c"NETSYNC_ERR_UNSYNCED_COMPONENT",
             NetsyncResult::NETSYNC_ERR_TOO_LARGE => c"NETSYNC_ERR_TOO_LARGE",
             NetsyncResult::NETSYNC_ERR_NOT_HELD => c"NETSYNC_ERR_NOT_HELD",
+            NetsyncResult::NETSYNC_WAIT => c"NETSYNC_WAIT",
         }
     }
 }
@@ -106,6 +113,10 @@ impl FfiError {
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT, message)
     }
+    /// `NETSYNC_WAIT`: not a failure, so it carries no message.
+    pub fn wait() -> Self {
+        Self::new(NetsyncResult::NETSYNC_WAIT, String::new())
+    }
 }
 
 thread_local! {
@@ -124,6 +135,9 @@ pub(crate) fn guard(
 ) -> NetsyncResult {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => NetsyncResult::NETSYNC_OK,
+        // Waiting is the normal answer of a poll: no log, and the last
+        // failure stays readable.
+        Ok(Err(e)) if e.code == NetsyncResult::NETSYNC_WAIT => e.code,
         Ok(Err(e)) => {
             log::debug!(target: "netsync::ffi", "{name}: {}", e.message);
             set_last_error(format!("{name}: {}", e.message));

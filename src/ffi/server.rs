@@ -5,6 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use super::handles;
 use super::result::{guard, guard_void, FfiError, NetsyncResult};
+use crate::server::lockstep::LockstepConfig;
 use crate::server::relay::RelayConfig;
 use crate::server::relay_server::{RelayServer, RelayServerConfig};
 use crate::server::send_rights::{InitialHolder, RightsConfig};
@@ -58,6 +59,24 @@ pub struct NetsyncServerConfig {
     /// dropped and counted. 0: keep none (a server that only relays; its
     /// other calls and events still work). Default 65536.
     pub server_inbox_capacity: u32,
+    /// Lockstep: frames between a member's input and the frame it is for,
+    /// 0..lockstep_sync_interval. Default 3.
+    pub lockstep_input_delay: u32,
+    /// Lockstep: how far past the newest confirmed frame a member may
+    /// send input (S4's sync interval), 1..=1024 frames. Default 30.
+    pub lockstep_sync_interval: u32,
+    /// Lockstep: a frame waits this long for a missing member's input,
+    /// then fills it (empty, flagged) until the member sends again (s),
+    /// 0.05..=600. Default 1.
+    pub lockstep_stall_timeout: f64,
+    /// Lockstep: no frame is confirmed before this many members joined,
+    /// 1..=lockstep_max_members. Default 1.
+    pub lockstep_min_members: u32,
+    /// Lockstep: most members, 1..=64. Default 16.
+    pub lockstep_max_members: u32,
+    /// Lockstep: most confirmed frames kept for joiners after the last
+    /// snapshot, 1..=10000000 (also at most 16 MiB). Default 36000.
+    pub lockstep_history_frames: u32,
 }
 
 /// Relay counters.
@@ -97,6 +116,15 @@ pub struct NetsyncServerStats {
     /// poll them.
     pub server_messages_dropped: u64,
     pub server_events_dropped: u64,
+    /// Lockstep: members, frames confirmed, members marked stalled, inputs
+    /// filled for them, desyncs reported.
+    pub lockstep_members: u64,
+    pub lockstep_frames: u64,
+    pub lockstep_stalls: u64,
+    pub lockstep_filled: u64,
+    pub lockstep_desyncs: u64,
+    /// Scripted elements alive on the relay.
+    pub scripted_elements: u64,
 }
 
 impl From<&RelayServerConfig> for NetsyncServerConfig {
@@ -117,6 +145,12 @@ impl From<&RelayServerConfig> for NetsyncServerConfig {
                 InitialHolder::Nobody => NETSYNC_NEUTRAL_NOBODY,
             },
             server_inbox_capacity: c.relay.server_inbox_capacity.min(u32::MAX as usize) as u32,
+            lockstep_input_delay: c.relay.lockstep.input_delay,
+            lockstep_sync_interval: c.relay.lockstep.sync_interval,
+            lockstep_stall_timeout: c.relay.lockstep.stall_timeout,
+            lockstep_min_members: c.relay.lockstep.min_members,
+            lockstep_max_members: c.relay.lockstep.max_members,
+            lockstep_history_frames: c.relay.lockstep.history_frames,
         }
     }
 }
@@ -147,6 +181,15 @@ impl NetsyncServerConfig {
                     initial_holder,
                 },
                 server_inbox_capacity: self.server_inbox_capacity as usize,
+                lockstep: LockstepConfig {
+                    input_delay: self.lockstep_input_delay,
+                    sync_interval: self.lockstep_sync_interval,
+                    stall_timeout: self.lockstep_stall_timeout,
+                    min_members: self.lockstep_min_members,
+                    max_members: self.lockstep_max_members,
+                    history_frames: self.lockstep_history_frames,
+                    ..defaults.relay.lockstep
+                },
                 ..defaults.relay
             },
             max_clients: self.max_clients as usize,
@@ -280,6 +323,12 @@ pub extern "C" fn netsync_server_stats(
             interest_removals: s.relay.interest_removals,
             server_messages_dropped: s.server_messages_dropped + s.relay.server_inbox_dropped,
             server_events_dropped: s.server_events_dropped,
+            lockstep_members: s.relay.lockstep.members as u64,
+            lockstep_frames: s.relay.lockstep.frames,
+            lockstep_stalls: s.relay.lockstep.stalls,
+            lockstep_filled: s.relay.lockstep.filled,
+            lockstep_desyncs: s.relay.lockstep.desyncs,
+            scripted_elements: s.relay.scripted_elements as u64,
         };
         // SAFETY: checked for NULL.
         unsafe { out.write(stats) };

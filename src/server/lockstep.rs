@@ -79,34 +79,32 @@ impl Default for LockstepConfig {
 }
 
 impl LockstepConfig {
-    /// Checks every setting; the error names it as the C API does.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks every setting: the error is the setting as the command line
+    /// spells it (`lockstep-sync-interval`) and the rule it breaks.
+    pub fn validate(&self) -> Result<(), (&'static str, &'static str)> {
         if !(1..=1024).contains(&self.sync_interval) {
-            return Err("lockstep_sync_interval must be 1..=1024 frames".into());
+            return Err(("lockstep-sync-interval", "1..=1024 frames"));
         }
         if self.input_delay >= self.sync_interval {
-            return Err(
-                "lockstep_input_delay must be below lockstep_sync_interval (0..sync_interval)"
-                    .into(),
-            );
+            return Err(("lockstep-input-delay", "below the sync interval (frames)"));
         }
         if !(self.stall_timeout.is_finite() && (0.05..=600.0).contains(&self.stall_timeout)) {
-            return Err("lockstep_stall_timeout must be 0.05..=600 s".into());
+            return Err(("lockstep-stall-timeout", "0.05..=600 s"));
         }
         if !(1..=MAX_LOCKSTEP_MEMBERS as u32).contains(&self.max_members) {
-            return Err("lockstep_max_members must be 1..=64".into());
+            return Err(("lockstep-max-members", "1..=64"));
         }
         if !(1..=self.max_members).contains(&self.min_members) {
-            return Err("lockstep_min_members must be 1..=lockstep_max_members".into());
+            return Err(("lockstep-min-members", "1..=the most members"));
         }
         if !(1..=10_000_000).contains(&self.history_frames) {
-            return Err("lockstep_history_frames must be 1..=10000000".into());
+            return Err(("lockstep-history-frames", "1..=10000000"));
         }
         if !(1 << 10..=1 << 30).contains(&self.history_bytes) {
-            return Err("lockstep history bytes must be 1 KiB..=1 GiB".into());
+            return Err(("lockstep-history-bytes", "1 KiB..=1 GiB"));
         }
         if !(1..=1_000_000).contains(&self.hash_window) {
-            return Err("lockstep hash window must be 1..=1000000 frames".into());
+            return Err(("lockstep-hash-window", "1..=1000000 frames"));
         }
         Ok(())
     }
@@ -1275,7 +1273,10 @@ mod tests {
             },
         ];
         for c in bad {
-            assert!(c.validate().unwrap_err().starts_with("lockstep_"), "{c:?}");
+            assert!(
+                c.validate().unwrap_err().0.starts_with("lockstep-"),
+                "{c:?}"
+            );
         }
     }
 }

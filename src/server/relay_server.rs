@@ -85,7 +85,9 @@ impl RelayServerConfig {
         if r.server_inbox_capacity > MAX_SERVER_INBOX {
             return bad("server-inbox", "0..=1048576 messages");
         }
-        Ok(())
+        r.lockstep
+            .validate()
+            .map_err(|(setting, rule)| InvalidSetting { setting, rule })
     }
 
     /// Sets one setting by name (the command line's `--key value` and a
@@ -108,6 +110,12 @@ impl RelayServerConfig {
             "cell-size" => self.relay.cell_size = parse(key, value)?,
             "claim-cooldown" => self.relay.rights.claim_cooldown = parse(key, value)?,
             "rest-timeout" => self.relay.rights.rest_timeout = parse(key, value)?,
+            "lockstep-input-delay" => self.relay.lockstep.input_delay = parse(key, value)?,
+            "lockstep-sync-interval" => self.relay.lockstep.sync_interval = parse(key, value)?,
+            "lockstep-stall-timeout" => self.relay.lockstep.stall_timeout = parse(key, value)?,
+            "lockstep-min-members" => self.relay.lockstep.min_members = parse(key, value)?,
+            "lockstep-max-members" => self.relay.lockstep.max_members = parse(key, value)?,
+            "lockstep-history-frames" => self.relay.lockstep.history_frames = parse(key, value)?,
             "neutral" => {
                 self.relay.rights.initial_holder = match value {
                     "first-ready" => InitialHolder::FirstReady,
@@ -139,7 +147,7 @@ impl std::fmt::Display for InvalidSetting {
 pub const MAX_SERVER_INBOX: usize = 1 << 20;
 
 /// Every setting name [`RelayServerConfig::set`] takes.
-pub const SETTING_NAMES: [&str; 11] = [
+pub const SETTING_NAMES: [&str; 17] = [
     "bind",
     "rate",
     "max-clients",
@@ -151,6 +159,12 @@ pub const SETTING_NAMES: [&str; 11] = [
     "claim-cooldown",
     "rest-timeout",
     "neutral",
+    "lockstep-input-delay",
+    "lockstep-sync-interval",
+    "lockstep-stall-timeout",
+    "lockstep-min-members",
+    "lockstep-max-members",
+    "lockstep-history-frames",
 ];
 
 /// Everything a relay counts.

@@ -70,8 +70,6 @@ pub(crate) mod kind {
 pub mod lockstep_refusal {
     /// The match has as many members as it may.
     pub const FULL: u8 = 1;
-    /// The history this member was catching up from was lost.
-    pub const HISTORY_LOST: u8 = 2;
 }
 
 /// Entity kinds on the wire (send rights).

@@ -28,6 +28,8 @@ namespace Netsync
         RightLost = NativeMethods.NETSYNC_EVENT_RIGHT_LOST,
         /// <summary>The relay refused this client's claim (see <see cref="ClaimRefusal"/>).</summary>
         RightRefused = NativeMethods.NETSYNC_EVENT_RIGHT_REFUSED,
+        /// <summary>A scripted element started but cannot be shown here (see <see cref="ScriptedRefusal"/>).</summary>
+        ScriptedRefused = NativeMethods.NETSYNC_EVENT_SCRIPTED_REFUSED,
     }
 
     /// <summary>Send-right kind of an entity this client registers.</summary>
@@ -164,6 +166,8 @@ namespace Netsync
         Held = NativeMethods.NETSYNC_TRANSFORM_HELD,
         Predicted = NativeMethods.NETSYNC_TRANSFORM_PREDICTED,
         Blending = NativeMethods.NETSYNC_TRANSFORM_BLENDING,
+        /// <summary>A scripted element, computed from its path and the server clock.</summary>
+        Scripted = NativeMethods.NETSYNC_TRANSFORM_SCRIPTED,
     }
 
     /// <summary>Why a remote entity was removed (<see cref="SyncClient.EntityRemoved"/>).</summary>
@@ -179,6 +183,8 @@ namespace Netsync
         OutOfInterest = NativeMethods.NETSYNC_REMOVED_OUT_OF_INTEREST,
         /// <summary>Not heard of again after a reconnect.</summary>
         Stale = NativeMethods.NETSYNC_REMOVED_STALE,
+        /// <summary>A scripted element's life ended.</summary>
+        Expired = NativeMethods.NETSYNC_REMOVED_EXPIRED,
     }
 
     /// <summary>What a received <see cref="NetsyncMessage"/> is.</summary>
@@ -211,6 +217,8 @@ namespace Netsync
         ClientLeft = NativeMethods.NETSYNC_SERVER_EVENT_CLIENT_LEFT,
         /// <summary>The relay refused a queued call about <c>entity_id</c> (see <see cref="CallRefusal"/>).</summary>
         CallRefused = NativeMethods.NETSYNC_SERVER_EVENT_CALL_REFUSED,
+        /// <summary>The relay refused a scripted spawn (<c>entity_id</c>: the element): it exists nowhere.</summary>
+        SpawnRefused = NativeMethods.NETSYNC_SERVER_EVENT_SPAWN_REFUSED,
     }
 
     /// <summary>Why the relay refused a call of its embedded server (<see cref="RelayServer.CallRefused"/>).</summary>
@@ -225,8 +233,79 @@ namespace Netsync
         NoHolder = NativeMethods.NETSYNC_SERVER_REFUSED_NO_HOLDER,
         /// <summary>The payload is over <see cref="NetsyncLibrary.MaxPayload"/>.</summary>
         TooLarge = NativeMethods.NETSYNC_SERVER_REFUSED_TOO_LARGE,
-        /// <summary>Over a configured limit (components per entity).</summary>
+        /// <summary>Over a configured limit (components per entity, live scripted elements).</summary>
         Limit = NativeMethods.NETSYNC_SERVER_REFUSED_LIMIT,
+        /// <summary>A value out of range (a scripted spawn).</summary>
+        Invalid = NativeMethods.NETSYNC_SERVER_REFUSED_INVALID,
+    }
+
+    /// <summary>Where a client stands in the relay's lockstep match.</summary>
+    public enum LockstepState : uint
+    {
+        Idle = NativeMethods.NETSYNC_LOCKSTEP_STATE_IDLE,
+        /// <summary>Asked to join (or joining again after a reconnect): inputs wait.</summary>
+        Joining = NativeMethods.NETSYNC_LOCKSTEP_STATE_JOINING,
+        Active = NativeMethods.NETSYNC_LOCKSTEP_STATE_ACTIVE,
+    }
+
+    /// <summary>What <see cref="NetsyncLockstepFrame"/> holds.</summary>
+    public enum LockstepItemKind : uint
+    {
+        /// <summary>A confirmed frame: every member's input.</summary>
+        Frame = NativeMethods.NETSYNC_LOCKSTEP_ITEM_FRAME,
+        /// <summary>The game state after the frame, to load before the frames after it.</summary>
+        Snapshot = NativeMethods.NETSYNC_LOCKSTEP_ITEM_SNAPSHOT,
+    }
+
+    /// <summary>Bits of <see cref="NetsyncLockstepInput"/>.flags.</summary>
+    [Flags]
+    public enum LockstepInputFlags : uint
+    {
+        None = 0,
+        /// <summary>The relay filled this input: the member stalled (the input is empty).</summary>
+        Filled = NativeMethods.NETSYNC_LOCKSTEP_INPUT_FILLED,
+        /// <summary>The member's first frame in the match.</summary>
+        Joined = NativeMethods.NETSYNC_LOCKSTEP_INPUT_JOINED,
+    }
+
+    /// <summary>What a <see cref="NetsyncLockstepEvent"/> reports.</summary>
+    public enum LockstepEventKind : uint
+    {
+        Started = NativeMethods.NETSYNC_LOCKSTEP_EVENT_STARTED,
+        MemberJoined = NativeMethods.NETSYNC_LOCKSTEP_EVENT_MEMBER_JOINED,
+        MemberLeft = NativeMethods.NETSYNC_LOCKSTEP_EVENT_MEMBER_LEFT,
+        /// <summary>The relay fills the member's input from this frame on.</summary>
+        MemberStalled = NativeMethods.NETSYNC_LOCKSTEP_EVENT_MEMBER_STALLED,
+        MemberResumed = NativeMethods.NETSYNC_LOCKSTEP_EVENT_MEMBER_RESUMED,
+        /// <summary>State hashes differ first at this frame; the client is outside the majority.</summary>
+        Desync = NativeMethods.NETSYNC_LOCKSTEP_EVENT_DESYNC,
+        /// <summary>A joiner needs a snapshot: provide one.</summary>
+        SnapshotWanted = NativeMethods.NETSYNC_LOCKSTEP_EVENT_SNAPSHOT_WANTED,
+        /// <summary>The relay refused the join (see <see cref="LockstepRefusal"/>).</summary>
+        Refused = NativeMethods.NETSYNC_LOCKSTEP_EVENT_REFUSED,
+        /// <summary>The relay is a new process: the match starts over from frame 0.</summary>
+        Restarted = NativeMethods.NETSYNC_LOCKSTEP_EVENT_RESTARTED,
+        /// <summary>The game took no frames for too long; this client left the match.</summary>
+        Overflow = NativeMethods.NETSYNC_LOCKSTEP_EVENT_OVERFLOW,
+    }
+
+    /// <summary>Why the relay refused a lockstep join.</summary>
+    public enum LockstepRefusal : uint
+    {
+        None = 0,
+        /// <summary>The match has its most members.</summary>
+        Full = NativeMethods.NETSYNC_LOCKSTEP_REFUSED_FULL,
+    }
+
+    /// <summary>Why a scripted element is not shown on this client.</summary>
+    public enum ScriptedRefusal : uint
+    {
+        None = 0,
+        NoConfig = NativeMethods.NETSYNC_SCRIPTED_REFUSED_NO_CONFIG,
+        /// <summary>The server's path configuration differs (fingerprints).</summary>
+        ConfigMismatch = NativeMethods.NETSYNC_SCRIPTED_REFUSED_CONFIG_MISMATCH,
+        UnknownPath = NativeMethods.NETSYNC_SCRIPTED_REFUSED_UNKNOWN_PATH,
+        TooLong = NativeMethods.NETSYNC_SCRIPTED_REFUSED_TOO_LONG,
     }
 
     /// <summary>Flags of <see cref="SyncClient.SetInterest(InterestFlags, byte, uint, ReadOnlySpan{uint})"/>.</summary>

@@ -233,7 +233,7 @@ namespace Netsync.Native
         /// <summary>CallRefused: why.</summary>
         public CallRefusal CallRefusal
         {
-            get { return kind == NativeMethods.NETSYNC_SERVER_EVENT_CALL_REFUSED ? (CallRefusal)reason : Netsync.CallRefusal.None; }
+            get { return kind == NativeMethods.NETSYNC_SERVER_EVENT_CALL_REFUSED || kind == NativeMethods.NETSYNC_SERVER_EVENT_SPAWN_REFUSED ? (CallRefusal)reason : Netsync.CallRefusal.None; }
         }
 
         public override string ToString()

@@ -17,6 +17,9 @@ namespace Netsync
         /// <summary>The relay refused a queued call of this server about an entity, and why.</summary>
         public event Action<ulong, CallRefusal> CallRefused;
 
+        /// <summary>The relay refused a scripted spawn (the element's id), and why: it exists nowhere.</summary>
+        public event Action<ulong, CallRefusal> SpawnRefused;
+
         /// <summary>Pops the next event without raising anything; false when none is waiting.</summary>
         public bool TryPollEvent(out NetsyncServerEvent serverEvent)
         {
@@ -75,6 +78,13 @@ namespace Netsync
                     if (refused != null)
                     {
                         refused(e.entity_id, e.CallRefusal);
+                    }
+                    break;
+                case ServerEventKind.SpawnRefused:
+                    var spawnRefused = SpawnRefused;
+                    if (spawnRefused != null)
+                    {
+                        spawnRefused(e.entity_id, e.CallRefusal);
                     }
                     break;
             }

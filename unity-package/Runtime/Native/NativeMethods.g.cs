@@ -48,6 +48,11 @@ namespace Netsync.Native
         /// </summary>
         public const uint NETSYNC_EVENT_RIGHT_REFUSED = 8;
         /// <summary>
+        ///  A scripted element (`entity_id`) started but cannot be shown here
+        ///  (`reason`: `NETSYNC_SCRIPTED_REFUSED_*`).
+        /// </summary>
+        public const uint NETSYNC_EVENT_SCRIPTED_REFUSED = 9;
+        /// <summary>
         ///  Why an entity was removed (`NetsyncClientEvent::reason` of ENTITY_REMOVED).
         /// </summary>
         public const uint NETSYNC_REMOVED_UNREGISTERED = 1;
@@ -60,6 +65,10 @@ namespace Netsync.Native
         ///  Not heard of again after a reconnect.
         /// </summary>
         public const uint NETSYNC_REMOVED_STALE = 4;
+        /// <summary>
+        ///  A scripted element's life ended.
+        /// </summary>
+        public const uint NETSYNC_REMOVED_EXPIRED = 5;
         /// <summary>
         ///  Send-right kinds (`netsync_client_register_entity_kind`).
         /// </summary>
@@ -110,6 +119,86 @@ namespace Netsync.Native
         /// </summary>
         public const uint NETSYNC_INTEREST_GLOBAL_VIEW = 1;
         /// <summary>
+        ///  `NetsyncLockstepStatus::state`: not a member.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_STATE_IDLE = 0;
+        /// <summary>
+        ///  Asked to join (or joining again after a reconnect): inputs wait.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_STATE_JOINING = 1;
+        /// <summary>
+        ///  A member: inputs are taken.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_STATE_ACTIVE = 2;
+        /// <summary>
+        ///  `NetsyncLockstepFrame::kind`: a confirmed frame; its inputs follow.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_ITEM_FRAME = 1;
+        /// <summary>
+        ///  `NetsyncLockstepFrame::kind`: the game state after `frame`, provided by
+        ///  a member: load it, then take the frames after it.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_ITEM_SNAPSHOT = 2;
+        /// <summary>
+        ///  `NetsyncLockstepInput::flags`: the relay filled this member's input
+        ///  (it sent none within the stall timeout); the input is empty.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_INPUT_FILLED = 1;
+        /// <summary>
+        ///  `NetsyncLockstepInput::flags`: the member's first frame in the match.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_INPUT_JOINED = 2;
+        /// <summary>
+        ///  `NetsyncLockstepEvent::kind`: the relay accepted this client; `frame`
+        ///  is its first frame.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_STARTED = 1;
+        /// <summary>
+        ///  `client_id` is a member from `frame` on.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_MEMBER_JOINED = 2;
+        /// <summary>
+        ///  `client_id` is no longer a member from `frame` on.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_MEMBER_LEFT = 3;
+        /// <summary>
+        ///  The relay filled `client_id`'s input from `frame` on: it stalled.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_MEMBER_STALLED = 4;
+        /// <summary>
+        ///  `client_id`'s input counts again from `frame` on.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_MEMBER_RESUMED = 5;
+        /// <summary>
+        ///  State hashes differ first at `frame`; `client_id` is outside the
+        ///  majority (one event per such client; every member when there is none).
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_DESYNC = 6;
+        /// <summary>
+        ///  A joiner needs a snapshot: provide one
+        ///  (`netsync_client_lockstep_provide_snapshot`).
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_SNAPSHOT_WANTED = 7;
+        /// <summary>
+        ///  The relay refused the join (`reason`: `NETSYNC_LOCKSTEP_REFUSED_*`).
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_REFUSED = 8;
+        /// <summary>
+        ///  The relay is a new process: the match starts over from frame 0 (this
+        ///  client joins it again by itself).
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_RESTARTED = 9;
+        /// <summary>
+        ///  The game did not take frames for too long (2^18 frames or 64 MiB
+        ///  waiting): this client left the match.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_EVENT_OVERFLOW = 10;
+        /// <summary>
+        ///  `NetsyncLockstepEvent::reason` of REFUSED: the match has
+        ///  `lockstep_max_members` members already.
+        /// </summary>
+        public const uint NETSYNC_LOCKSTEP_REFUSED_FULL = 1;
+        /// <summary>
         ///  Log levels for `max_level`.
         /// </summary>
         public const uint NETSYNC_LOG_OFF = 0;
@@ -132,6 +221,28 @@ namespace Netsync.Native
         ///  remote entity.
         /// </summary>
         public const uint NETSYNC_MESSAGE_COMPONENT_STATE = 3;
+        /// <summary>
+        ///  `NetsyncClientEvent::reason` of `NETSYNC_EVENT_SCRIPTED_REFUSED`: no
+        ///  path configuration is loaded on this client.
+        /// </summary>
+        public const uint NETSYNC_SCRIPTED_REFUSED_NO_CONFIG = 1;
+        /// <summary>
+        ///  The server spawned it with another path configuration (fingerprints differ).
+        /// </summary>
+        public const uint NETSYNC_SCRIPTED_REFUSED_CONFIG_MISMATCH = 2;
+        /// <summary>
+        ///  Its path id is not in the configuration.
+        /// </summary>
+        public const uint NETSYNC_SCRIPTED_REFUSED_UNKNOWN_PATH = 3;
+        /// <summary>
+        ///  Its life would need too many segment moves to compute.
+        /// </summary>
+        public const uint NETSYNC_SCRIPTED_REFUSED_TOO_LONG = 4;
+        /// <summary>
+        ///  `NetsyncTransform::flags`: a scripted element (S5), computed from its
+        ///  path and the server clock.
+        /// </summary>
+        public const uint NETSYNC_TRANSFORM_SCRIPTED = 16;
         /// <summary>
         ///  Send policies (`NetsyncSendFilterConfig::policy`).
         /// </summary>
@@ -182,9 +293,19 @@ namespace Netsync.Native
         public const uint NETSYNC_SERVER_REFUSED_NO_HOLDER = 3;
         public const uint NETSYNC_SERVER_REFUSED_TOO_LARGE = 4;
         /// <summary>
-        ///  Over a configured limit (components per entity).
+        ///  Over a configured limit (components per entity, live scripted elements).
         /// </summary>
         public const uint NETSYNC_SERVER_REFUSED_LIMIT = 5;
+        /// <summary>
+        ///  A value out of range (a scripted spawn).
+        /// </summary>
+        public const uint NETSYNC_SERVER_REFUSED_INVALID = 6;
+        /// <summary>
+        ///  `NetsyncServerEvent::kind`: the relay refused a scripted spawn
+        ///  (`entity_id`: the element; `reason`: `NETSYNC_SERVER_REFUSED_*`); the
+        ///  element exists nowhere.
+        /// </summary>
+        public const uint NETSYNC_SERVER_EVENT_SPAWN_REFUSED = 4;
         /// <summary>
         ///  Interpolation modes (`NetsyncTimelineConfig::mode`, per-entity modes).
         /// </summary>
@@ -252,7 +373,7 @@ namespace Netsync.Native
         ///  working); while the major is 0, a minor may also change struct
         ///  layouts, so bindings require exactly the minor they were made for.
         /// </summary>
-        public const uint NETSYNC_ABI_VERSION_MINOR = 4;
+        public const uint NETSYNC_ABI_VERSION_MINOR = 5;
 
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -422,6 +543,79 @@ namespace Netsync.Native
         public static extern NetsyncResult netsync_client_predict(NetsyncClient* client, double now, NetsyncSample* state);
 
         /// <summary>
+        ///  Joins the relay's lockstep match. Returns at once; a
+        ///  `NETSYNC_LOCKSTEP_EVENT_STARTED` event follows with the first frame
+        ///  (or REFUSED). After a reconnect the client joins again by itself and
+        ///  gets only the frames it lacks. Joining twice is a no-op.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_join", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_join(NetsyncClient* client);
+
+        /// <summary>
+        ///  Leaves the lockstep match; frames already received can still be taken.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_leave", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_leave(NetsyncClient* client);
+
+        /// <summary>
+        ///  Submits this member's input for its next frame (`len` bytes, at most
+        ///  `NETSYNC_MAX_LOCKSTEP_INPUT`; `data` may be NULL when `len` is 0) and
+        ///  writes that frame's number to `*out_frame` (may be NULL).
+        ///  `NETSYNC_WAIT`: not accepted yet, or `sync_interval` frames past the
+        ///  newest confirmed frame (S4: a client that runs ahead waits); keep the
+        ///  input and submit it again after the next tick. `NETSYNC_ERR_WRONG_STATE`
+        ///  when not joined.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_submit", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_submit(NetsyncClient* client, byte* data, System.UIntPtr len, ulong* out_frame);
+
+        /// <summary>
+        ///  Takes the next confirmed frame (or the snapshot to start from) in
+        ///  order: `*out` gets its header, `inputs` (room for `input_capacity`)
+        ///  every member's input by client id, `buffer` (room for `capacity`
+        ///  bytes) their bytes one after the other, or the snapshot's bytes.
+        ///  `NETSYNC_WAIT`: the next frame is not confirmed yet (frames arrive with
+        ///  `netsync_client_tick`). `NETSYNC_ERR_BUFFER_TOO_SMALL`: `out` has the
+        ///  needed `input_count` and `size`, and the frame stays queued. `inputs`
+        ///  and `buffer` may be NULL when their capacity is 0.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_next_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_next_frame(NetsyncClient* client, NetsyncLockstepFrame* @out, NetsyncLockstepInput* inputs, System.UIntPtr input_capacity, byte* buffer, System.UIntPtr capacity);
+
+        /// <summary>
+        ///  Reports the hash of this member's game state after `frame` (a frame
+        ///  it has taken). The relay compares the members' hashes and reports the
+        ///  first frame that differs (`NETSYNC_LOCKSTEP_EVENT_DESYNC`). Optional;
+        ///  `NETSYNC_ERR_INVALID_ARGUMENT` for a frame not taken yet,
+        ///  `NETSYNC_ERR_WRONG_STATE` when not joined.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_report_hash", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_report_hash(NetsyncClient* client, ulong frame, ulong hash);
+
+        /// <summary>
+        ///  Gives the relay the game state after `frame` (a frame this member has
+        ///  taken; `len` up to `NETSYNC_MAX_LOCKSTEP_SNAPSHOT`): joiners start from
+        ///  the newest snapshot and the frames after it, and the relay drops the
+        ///  history before it. Provide one on `NETSYNC_LOCKSTEP_EVENT_SNAPSHOT_WANTED`
+        ///  or whenever convenient.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_provide_snapshot", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_provide_snapshot(NetsyncClient* client, ulong frame, byte* data, System.UIntPtr len);
+
+        /// <summary>
+        ///  Pops the next lockstep event into `*out` and sets `*has_event` (false,
+        ///  `*out` untouched, when none waits). Events arrive with ticks.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_poll_event", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_poll_event(NetsyncClient* client, NetsyncLockstepEvent* @out, bool* has_event);
+
+        /// <summary>
+        ///  Writes where this client stands in the match to `*out`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_status", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_lockstep_status(NetsyncClient* client, NetsyncLockstepStatus* @out);
+
+        /// <summary>
         ///  Sets (or with `callback` NULL, clears) the log sink and the most
         ///  verbose level passed to it (`NETSYNC_LOG_*`). Waits for calls in flight:
         ///  once it returns, a cleared callback is never called again. Thread-safe.
@@ -499,6 +693,109 @@ namespace Netsync.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_last_error", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern byte* netsync_last_error();
+
+        /// <summary>
+        ///  Parses and validates a path configuration from `len` bytes of text
+        ///  (docs/scripted-paths.md; at most 1 MiB). On failure
+        ///  `netsync_last_error` names the line and the field
+        ///  (`NETSYNC_ERR_INVALID_ARGUMENT`). Free with `netsync_scripted_config_free`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_scripted_config_parse", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_scripted_config_parse(byte* text, System.UIntPtr len, NetsyncScriptedConfig** @out);
+
+        /// <summary>
+        ///  Reads and parses a path configuration file (UTF-8 path, at most
+        ///  1 MiB). `NETSYNC_ERR_IO` when it cannot be read; parse errors as
+        ///  `netsync_scripted_config_parse`, prefixed with the path.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_scripted_config_load_file", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_scripted_config_load_file(byte* path, NetsyncScriptedConfig** @out);
+
+        /// <summary>
+        ///  Frees a configuration handle (clients and servers that use it keep
+        ///  theirs). NULL or a handle already freed is a no-op.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_scripted_config_free", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern void netsync_scripted_config_free(NetsyncScriptedConfig* config);
+
+        /// <summary>
+        ///  The configuration's fingerprint: a hash of every value that shapes a
+        ///  motion (not comments or spacing). Server and clients must load
+        ///  configurations with the same fingerprint; every spawn carries it.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_scripted_config_fingerprint", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_scripted_config_fingerprint(NetsyncScriptedConfig* config, ulong* @out);
+
+        /// <summary>
+        ///  The number of paths in the configuration.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_scripted_config_path_count", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_scripted_config_path_count(NetsyncScriptedConfig* config, uint* @out);
+
+        /// <summary>
+        ///  Computes one element at `server_time` without any network (bring
+        ///  your own transport, or check a server's numbers): `*out` gets its
+        ///  transform (`entity_id` = `element_id`, flags `NETSYNC_TRANSFORM_SCRIPTED`).
+        ///  `NETSYNC_ERR_WRONG_STATE` before `start` or from `start + life` on;
+        ///  `NETSYNC_ERR_INVALID_ARGUMENT` for a value out of range or an unknown path.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_scripted_evaluate", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_scripted_evaluate(NetsyncScriptedConfig* config, NetsyncScriptedSpawn* spawn, double server_time, NetsyncTransform* @out);
+
+        /// <summary>
+        ///  The path configuration this client computes scripted elements with
+        ///  (the server's: spawns made with another one are refused with
+        ///  `NETSYNC_EVENT_SCRIPTED_REFUSED`). Elements already known are computed
+        ///  with it from now on. The client keeps its own reference.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_set_scripted_config", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_set_scripted_config(NetsyncClient* client, NetsyncScriptedConfig* config);
+
+        /// <summary>
+        ///  The server time the last tick computed scripted elements at: the
+        ///  client's estimate of the relay's clock (the S5 shared clock).
+        ///  `NETSYNC_ERR_WRONG_STATE` before a tick computed any.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_scripted_time", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_scripted_time(NetsyncClient* client, double* @out);
+
+        /// <summary>
+        ///  The path configuration this server spawns scripted elements with.
+        ///  Elements already spawned keep the fingerprint they were spawned with.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_set_scripted_config", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_set_scripted_config(NetsyncServer* server, NetsyncScriptedConfig* config);
+
+        /// <summary>
+        ///  Spawns a scripted element (S5): checked against the loaded
+        ///  configuration, sent reliably to every client (and to clients that
+        ///  join while it lives), computed on every machine from the shared clock.
+        ///  `NETSYNC_ERR_WRONG_STATE` without a configuration,
+        ///  `NETSYNC_ERR_INVALID_ARGUMENT` for a value out of range or an unknown
+        ///  path, `NETSYNC_ERR_LIMIT` past 65 536 live elements or a life that
+        ///  would need more than a million segment moves. An element with the id
+        ///  of a live one replaces it.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_spawn_scripted", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_spawn_scripted(NetsyncServer* server, NetsyncScriptedSpawn* spawn);
+
+        /// <summary>
+        ///  Ends a live scripted element early (a fish that was shot): clients get
+        ///  `NETSYNC_EVENT_ENTITY_REMOVED` with `NETSYNC_REMOVED_UNREGISTERED`.
+        ///  `NETSYNC_ERR_UNKNOWN_ENTITY` when no live element has that id.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_despawn_scripted", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_despawn_scripted(NetsyncServer* server, ulong element_id);
+
+        /// <summary>
+        ///  Computes every scripted element this server spawned at `server_time`
+        ///  (pass `netsync_server_time`: the clock clients share) into `out` (room
+        ///  for `capacity`), the count to `*out_count`, in id order; elements whose
+        ///  life ended are dropped. Like `netsync_client_tick`:
+        ///  `NETSYNC_ERR_BUFFER_TOO_SMALL` with the needed count.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_scripted_tick", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_scripted_tick(NetsyncServer* server, double server_time, NetsyncTransform* @out, System.UIntPtr capacity, System.UIntPtr* out_count);
 
         /// <summary>
         ///  Writes the default settings to `*out`.
@@ -870,6 +1167,122 @@ namespace Netsync.Native
         public ulong predictions_timed_out;
         public double prediction_error_last;
         public double prediction_error_max;
+        /// <summary>
+        ///  Scripted elements known (started or not).
+        /// </summary>
+        public ulong scripted_elements;
+    }
+
+    /// <summary>
+    ///  What `netsync_client_lockstep_next_frame` took.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncLockstepFrame
+    {
+        /// <summary>
+        ///  The frame number (for a snapshot: the frame it is the state after).
+        /// </summary>
+        public ulong frame;
+        /// <summary>
+        ///  `NETSYNC_LOCKSTEP_ITEM_*`.
+        /// </summary>
+        public uint kind;
+        /// <summary>
+        ///  Frames: members' inputs written to `inputs` (or needed, with
+        ///  `NETSYNC_ERR_BUFFER_TOO_SMALL`).
+        /// </summary>
+        public uint input_count;
+        /// <summary>
+        ///  Bytes written to `buffer` (or needed): the inputs one after the
+        ///  other, or the snapshot.
+        /// </summary>
+        public System.UIntPtr size;
+    }
+
+    /// <summary>
+    ///  One member's input in a frame: its bytes are `buffer[offset ..
+    ///  offset + size]`.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncLockstepInput
+    {
+        public uint client_id;
+        /// <summary>
+        ///  `NETSYNC_LOCKSTEP_INPUT_*` bits.
+        /// </summary>
+        public uint flags;
+        public uint offset;
+        public uint size;
+    }
+
+    /// <summary>
+    ///  One lockstep event (`netsync_client_lockstep_poll_event`).
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncLockstepEvent
+    {
+        /// <summary>
+        ///  `NETSYNC_LOCKSTEP_EVENT_*`.
+        /// </summary>
+        public uint kind;
+        /// <summary>
+        ///  The member concerned (0 when none).
+        /// </summary>
+        public uint client_id;
+        /// <summary>
+        ///  The frame it happened at (0 when none).
+        /// </summary>
+        public ulong frame;
+        /// <summary>
+        ///  REFUSED: `NETSYNC_LOCKSTEP_REFUSED_*`.
+        /// </summary>
+        public uint reason;
+    }
+
+    /// <summary>
+    ///  Where this client stands in the match.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncLockstepStatus
+    {
+        /// <summary>
+        ///  `NETSYNC_LOCKSTEP_STATE_*`.
+        /// </summary>
+        public uint state;
+        /// <summary>
+        ///  Members in the newest frame received.
+        /// </summary>
+        public uint members;
+        /// <summary>
+        ///  The match's settings (0 until the relay accepted the join).
+        /// </summary>
+        public uint input_delay;
+        public uint sync_interval;
+        /// <summary>
+        ///  The first frame this client is part of.
+        /// </summary>
+        public ulong first_frame;
+        /// <summary>
+        ///  The frame the next submitted input is for.
+        /// </summary>
+        public ulong next_input_frame;
+        /// <summary>
+        ///  Frames known confirmed (the newest confirmed frame + 1).
+        /// </summary>
+        public ulong confirmed_frames;
+        /// <summary>
+        ///  The number of the frame `netsync_client_lockstep_next_frame`
+        ///  returns next.
+        /// </summary>
+        public ulong next_frame;
+        /// <summary>
+        ///  Frames (and a snapshot) received and not taken yet.
+        /// </summary>
+        public ulong frames_queued;
+        /// <summary>
+        ///  Events dropped because they were not polled (65 536 are kept).
+        /// </summary>
+        public ulong events_dropped;
     }
 
     /// <summary>
@@ -910,6 +1323,50 @@ namespace Netsync.Native
         ///  when the call returns `NETSYNC_ERR_BUFFER_TOO_SMALL`.
         /// </summary>
         public System.UIntPtr size;
+    }
+
+    /// <summary>
+    ///  Opaque path configuration: parsed and validated, immutable, shared by
+    ///  the clients and servers it is given to (free it whenever; they keep
+    ///  their own reference).
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncScriptedConfig
+    {
+    }
+
+    /// <summary>
+    ///  One scripted element: the server spawns it, every machine computes it.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncScriptedSpawn
+    {
+        /// <summary>
+        ///  Chosen by the server; shown in ticks as `entity_id`, so pick ids no
+        ///  entity uses.
+        /// </summary>
+        public ulong element_id;
+        /// <summary>
+        ///  A path of the configuration (ids from 1).
+        /// </summary>
+        public uint path_id;
+        /// <summary>
+        ///  Server time it starts (s; may lie in the future).
+        /// </summary>
+        public double start;
+        /// <summary>
+        ///  How long it lives from `start` (s), above 0 and at most 86 400.
+        /// </summary>
+        public double life;
+        /// <summary>
+        ///  Where it starts on the configuration's plane (m, within 1e7).
+        /// </summary>
+        public double x;
+        public double y;
+        /// <summary>
+        ///  Its heading at the start (radians, counter-clockwise from +X).
+        /// </summary>
+        public double rotate;
     }
 
     /// <summary>
@@ -1026,6 +1483,36 @@ namespace Netsync.Native
         ///  other calls and events still work). Default 65536.
         /// </summary>
         public uint server_inbox_capacity;
+        /// <summary>
+        ///  Lockstep: frames between a member's input and the frame it is for,
+        ///  0..lockstep_sync_interval. Default 3.
+        /// </summary>
+        public uint lockstep_input_delay;
+        /// <summary>
+        ///  Lockstep: how far past the newest confirmed frame a member may
+        ///  send input (S4's sync interval), 1..=1024 frames. Default 30.
+        /// </summary>
+        public uint lockstep_sync_interval;
+        /// <summary>
+        ///  Lockstep: a frame waits this long for a missing member's input,
+        ///  then fills it (empty, flagged) until the member sends again (s),
+        ///  0.05..=600. Default 1.
+        /// </summary>
+        public double lockstep_stall_timeout;
+        /// <summary>
+        ///  Lockstep: no frame is confirmed before this many members joined,
+        ///  1..=lockstep_max_members. Default 1.
+        /// </summary>
+        public uint lockstep_min_members;
+        /// <summary>
+        ///  Lockstep: most members, 1..=64. Default 16.
+        /// </summary>
+        public uint lockstep_max_members;
+        /// <summary>
+        ///  Lockstep: most confirmed frames kept for joiners after the last
+        ///  snapshot, 1..=10000000 (also at most 16 MiB). Default 36000.
+        /// </summary>
+        public uint lockstep_history_frames;
     }
 
     /// <summary>
@@ -1087,6 +1574,19 @@ namespace Netsync.Native
         /// </summary>
         public ulong server_messages_dropped;
         public ulong server_events_dropped;
+        /// <summary>
+        ///  Lockstep: members, frames confirmed, members marked stalled, inputs
+        ///  filled for them, desyncs reported.
+        /// </summary>
+        public ulong lockstep_members;
+        public ulong lockstep_frames;
+        public ulong lockstep_stalls;
+        public ulong lockstep_filled;
+        public ulong lockstep_desyncs;
+        /// <summary>
+        ///  Scripted elements alive on the relay.
+        /// </summary>
+        public ulong scripted_elements;
     }
 
     /// <summary>
@@ -1423,6 +1923,13 @@ namespace Netsync.Native
         ///  Only the holder of the entity's send right may do that.
         /// </summary>
         NETSYNC_ERR_NOT_HELD = 14,
+        /// <summary>
+        ///  Not a failure: nothing to do yet (lockstep: the next frame is not
+        ///  confirmed, or the input would run more than the sync interval
+        ///  ahead). Call again after the next tick. `netsync_last_error` is
+        ///  left as it was.
+        /// </summary>
+        NETSYNC_WAIT = 15,
     }
 
 

@@ -76,6 +76,12 @@ namespace Netsync.Tests
             { "NETSYNC_NEUTRAL_", typeof(NeutralInitialHolder) },
             { "NETSYNC_SERVER_EVENT_", typeof(ServerEventKind) },
             { "NETSYNC_SERVER_REFUSED_", typeof(CallRefusal) },
+            { "NETSYNC_LOCKSTEP_STATE_", typeof(LockstepState) },
+            { "NETSYNC_LOCKSTEP_ITEM_", typeof(LockstepItemKind) },
+            { "NETSYNC_LOCKSTEP_INPUT_", typeof(LockstepInputFlags) },
+            { "NETSYNC_LOCKSTEP_EVENT_", typeof(LockstepEventKind) },
+            { "NETSYNC_LOCKSTEP_REFUSED_", typeof(LockstepRefusal) },
+            { "NETSYNC_SCRIPTED_REFUSED_", typeof(ScriptedRefusal) },
         };
 
         [Test]
@@ -134,9 +140,14 @@ namespace Netsync.Tests
             Assert.AreEqual(40, sizeof(NetsyncTransform));
             Assert.AreEqual(24, sizeof(NetsyncClientEvent));
             Assert.AreEqual(48, sizeof(NetsyncMessage));
-            Assert.AreEqual(72, sizeof(NetsyncServerConfig));
-            Assert.AreEqual(21 * 8, sizeof(NetsyncServerStats));
+            Assert.AreEqual(104, sizeof(NetsyncServerConfig));
+            Assert.AreEqual(27 * 8, sizeof(NetsyncServerStats));
             Assert.AreEqual(24, sizeof(NetsyncServerEvent));
+            Assert.AreEqual(24, sizeof(NetsyncLockstepFrame));
+            Assert.AreEqual(16, sizeof(NetsyncLockstepInput));
+            Assert.AreEqual(24, sizeof(NetsyncLockstepEvent));
+            Assert.AreEqual(64, sizeof(NetsyncLockstepStatus));
+            Assert.AreEqual(56, sizeof(NetsyncScriptedSpawn));
             // Documented defaults read through the structs: a wrong offset
             // before a field shows up as garbage in it.
             var server = NetsyncServerConfig.CreateDefault();
@@ -151,6 +162,12 @@ namespace Netsync.Tests
             Assert.AreEqual(2.0, server.rest_timeout);
             Assert.AreEqual(NeutralInitialHolder.FirstReady, server.NeutralInitialHolder);
             Assert.AreEqual(65536, server.server_inbox_capacity);
+            Assert.AreEqual(3, server.lockstep_input_delay);
+            Assert.AreEqual(30, server.lockstep_sync_interval);
+            Assert.AreEqual(1.0, server.lockstep_stall_timeout);
+            Assert.AreEqual(1, server.lockstep_min_members);
+            Assert.AreEqual(16, server.lockstep_max_members);
+            Assert.AreEqual(36000, server.lockstep_history_frames);
             var timeline = NetsyncTimelineConfig.CreateDefault();
             Assert.AreEqual(InterpolationMode.Adaptive, timeline.Mode);
             Assert.AreEqual(64, timeline.max_samples_per_entity);
