@@ -332,6 +332,16 @@ impl LockstepClient {
                 None
             }
             Message::LockstepFrames { first, parts } => self.on_frames(first, parts),
+            // An unreliable repeat of the newest frames: taken where it
+            // continues what we have (its frames are whole, so a part in
+            // progress is the same frame, complete here).
+            Message::LockstepRecent { first, parts } => {
+                if first > self.received || self.start.is_none() {
+                    return None;
+                }
+                self.partial.clear();
+                self.on_frames(first, parts)
+            }
             Message::LockstepSnapshot(chunk) => self.on_snapshot(chunk),
             Message::LockstepResume { frame } => {
                 self.next_input = self.next_input.max(frame);
@@ -394,7 +404,8 @@ impl LockstepClient {
                 continue;
             }
             let inputs = std::mem::take(&mut self.partial);
-            self.expected = frame + 1;
+            // Repeats of older frames never move the expectation back.
+            self.expected = self.expected.max(frame + 1);
             self.confirmed = self.confirmed.max(frame + 1);
             if frame >= self.received {
                 self.received = frame + 1;
@@ -582,6 +593,35 @@ mod tests {
         );
         assert!(c.taken(1) && !c.taken(2));
         assert_eq!(c.status().next_frame, 2);
+    }
+
+    #[test]
+    fn unreliable_repeats_fill_gaps_only_where_they_continue() {
+        let mut c = LockstepClient::default();
+        c.join();
+        c.on_message(start(0, 0));
+        let frame = |f: u8| vec![entry(1, 0, &[f])];
+        let recent = |first: u64, frames: Vec<Vec<LockstepEntry>>| {
+            let Message::LockstepFrames { first, parts } = super::tests::frames(first, frames)
+            else {
+                unreachable!()
+            };
+            Message::LockstepRecent { first, parts }
+        };
+        c.on_message(frames(0, vec![frame(0), frame(1)]));
+        // Frames 3 and 4 without 2: a gap, not taken.
+        c.on_message(recent(3, vec![frame(3), frame(4)]));
+        assert_eq!(c.status().confirmed, 2);
+        // 1 to 3: continues (1 is a repeat).
+        c.on_message(recent(1, vec![frame(1), frame(2), frame(3)]));
+        // An old repeat changes nothing; the reliable copies come late.
+        c.on_message(recent(0, vec![frame(0)]));
+        c.on_message(frames(2, vec![frame(2), frame(3), frame(4)]));
+        let mut got = Vec::new();
+        while let Some(LockstepItem::Frame { frame, inputs }) = c.pop() {
+            got.push((frame, inputs[0].data[0]));
+        }
+        assert_eq!(got, vec![(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::net::handshake::{ClientHandshake, RefusalReason};
 use crate::net::laminar_socket::ClientSocket;
 use crate::net::raw_socket::{Conditioned, RawSocket, UdpTransport};
 use crate::server::relay_server::{laminar_config, MAX_RELIABLE};
-use crate::wire::message::{EntityUpdate, InterestSpec, Message, UpdatePacker};
+use crate::wire::message::{EntityUpdate, InterestSpec, Message, UpdatePacker, MAX_REDUNDANT};
 use crate::wire::quantize::Precision;
 use crate::wire::Writer;
 
@@ -198,6 +198,100 @@ struct LockstepLink {
     joined: bool,
     started: bool,
     have: Option<u64>,
+    /// Inputs sent and not seen confirmed yet, oldest first: they go
+    /// again (unreliably) a few at a time with every input, so a lost
+    /// packet costs a few frames instead of laminar's resend.
+    recent: VecDeque<(u64, Vec<u8>)>,
+    /// Where the next repeat continues in `recent` (a frame number).
+    cursor: u64,
+    /// The newest confirmed frame number seen in any message, usable or
+    /// not: past `have`, frames were lost or are late.
+    seen: Option<u64>,
+    /// Since when frame `.0` is missing while a later one was seen.
+    gap: Option<(u64, f64)>,
+    /// Unreliable messages to send on the next step.
+    unreliable: Vec<Message>,
+    /// When the newest inputs and `need` went last (they go again after
+    /// `REPEAT_INTERVAL` without a new input).
+    repeated_at: f64,
+}
+
+/// Most inputs kept for repeats (a sync interval's worth at most).
+const KEPT_INPUTS: usize = 1024;
+/// Bytes of repeated inputs in one message (small inputs: all of
+/// `MAX_REDUNDANT`; large ones: fewer).
+const REPEAT_BYTES: usize = 600;
+/// A missing frame is asked for again only after this long (s): jitter
+/// alone delivers later frames first all the time.
+const GAP_GRACE: f64 = 0.06;
+/// Longest time without an unreliable input message while a member: it
+/// tells the relay which confirmed frame this client lacks (s).
+const REPEAT_INTERVAL: f64 = 0.05;
+
+impl LockstepLink {
+    /// The inputs to repeat within one message: the newest, the oldest
+    /// not seen confirmed, and the next few after the cursor in turn. The
+    /// relay waits on an input somewhere past what this client saw
+    /// confirmed (its news lags a round trip), so every unconfirmed input
+    /// comes round every few messages.
+    fn repeat(&mut self, now: f64) -> Message {
+        let next = self.have.map_or(0, |h| h + 1);
+        // Only a frame that is missing for a while is asked for (frames
+        // in flight and reordered ones are not).
+        let need = match (self.seen, self.gap) {
+            (Some(seen), Some((frame, since))) if seen >= next && frame == next => {
+                (now - since >= GAP_GRACE).then_some(next)
+            }
+            (Some(seen), _) if seen >= next => {
+                self.gap = Some((next, now));
+                None
+            }
+            _ => {
+                self.gap = None;
+                None
+            }
+        };
+        let n = self.recent.len();
+        let mut chosen: Vec<usize> = Vec::with_capacity(MAX_REDUNDANT);
+        let mut bytes = 0;
+        let mut take = |i: usize, chosen: &mut Vec<usize>, recent: &VecDeque<(u64, Vec<u8>)>| {
+            if chosen.len() < MAX_REDUNDANT && !chosen.contains(&i) && bytes < REPEAT_BYTES {
+                bytes += recent[i].1.len() + 4;
+                chosen.push(i);
+            }
+        };
+        if n > 0 {
+            take(n - 1, &mut chosen, &self.recent);
+            take(0, &mut chosen, &self.recent);
+            let start = self.recent.partition_point(|(f, _)| *f < self.cursor);
+            for k in 0..n {
+                take((start + k) % n, &mut chosen, &self.recent);
+            }
+            if let Some(&last) = chosen.last() {
+                self.cursor = self.recent[last].0 + 1;
+            }
+        }
+        chosen.sort_unstable();
+        let inputs = chosen
+            .into_iter()
+            .map(|i| (self.recent[i].0, self.recent[i].1.clone()))
+            .collect();
+        Message::LockstepInputs { need, inputs }
+    }
+
+    /// A confirmed frame `frame` exists (whether we can use it or not).
+    fn saw(&mut self, frame: u64) {
+        self.seen = Some(self.seen.map_or(frame, |s| s.max(frame)));
+    }
+
+    /// Frames up to `newest` are confirmed: their inputs need no repeat.
+    fn confirmed(&mut self, newest: u64) {
+        let have = Some(self.have.map_or(newest, |h| h.max(newest)));
+        self.have = have;
+        while self.recent.front().is_some_and(|(f, _)| *f <= newest) {
+            self.recent.pop_front();
+        }
+    }
 }
 
 impl ClientDriver {
@@ -455,6 +549,14 @@ impl ClientDriver {
                 // relay sorts them), so a lost one holds up nothing else.
                 Ok(ToNetwork::LockstepInput { frame, data }) => {
                     if self.lockstep.started {
+                        self.lockstep.recent.push_back((frame, data.clone()));
+                        if self.lockstep.recent.len() > KEPT_INPUTS {
+                            self.lockstep.recent.pop_front();
+                        }
+                        let now = self.clock.now();
+                        let repeat = self.lockstep.repeat(now);
+                        self.lockstep.unreliable.push(repeat);
+                        self.lockstep.repeated_at = now;
                         self.pending_reliable
                             .push(Message::LockstepInput { frame, data });
                     }
@@ -683,6 +785,10 @@ impl ClientDriver {
         self.pending_reliable.clear();
         self.claim_repeats.clear();
         self.lockstep.started = false;
+        self.lockstep.recent.clear();
+        self.lockstep.unreliable.clear();
+        self.lockstep.seen = None;
+        self.lockstep.gap = None;
         // laminar needs a first packet to create the connection: the new
         // socket's pacer sends a keep-alive at once.
     }
@@ -722,6 +828,15 @@ impl ClientDriver {
                 }
                 out.push((payload, Delivery::Ordered));
             }
+        }
+        if self.lockstep.started && now - self.lockstep.repeated_at >= REPEAT_INTERVAL {
+            // Nothing new to send: say which frame we lack all the same.
+            self.lockstep.repeated_at = now;
+            let repeat = self.lockstep.repeat(now);
+            self.lockstep.unreliable.push(repeat);
+        }
+        for message in self.lockstep.unreliable.drain(..) {
+            out.push((encode(&message, &self.precision), Delivery::Unreliable));
         }
         let precision = self.precision;
         self.claim_repeats.retain(|(due, claim)| {
@@ -932,6 +1047,7 @@ impl ClientDriver {
             }
             Message::LockstepStart(_)
             | Message::LockstepFrames { .. }
+            | Message::LockstepRecent { .. }
             | Message::LockstepSnapshot(_)
             | Message::LockstepResume { .. }
             | Message::LockstepDesync { .. }
@@ -955,6 +1071,7 @@ impl ClientDriver {
             | Message::LockstepLeave
             | Message::LockstepInput { .. }
             | Message::LockstepHash { .. }
+            | Message::LockstepInputs { .. }
             | Message::LockstepSnapshotUp(_) => self.stats.malformed += 1,
         }
     }
@@ -971,8 +1088,18 @@ impl ClientDriver {
             Message::LockstepFrames { first, parts } => {
                 let complete = parts.iter().filter(|p| p.complete).count() as u64;
                 if complete > 0 {
-                    let newest = first + complete - 1;
-                    self.lockstep.have = Some(self.lockstep.have.map_or(newest, |h| h.max(newest)));
+                    self.lockstep.confirmed(first + complete - 1);
+                }
+            }
+            // Unreliable repeats count only where they continue what we
+            // have (the engine side takes them only there too).
+            Message::LockstepRecent { first, parts } => {
+                let next = self.lockstep.have.map_or(0, |h| h + 1);
+                if let Some(newest) = (parts.len() as u64).checked_sub(1).map(|n| first + n) {
+                    self.lockstep.saw(newest);
+                    if *first <= next && self.lockstep.started {
+                        self.lockstep.confirmed(newest);
+                    }
                 }
             }
             Message::LockstepSnapshot(c)
@@ -1029,6 +1156,47 @@ mod tests {
     use super::*;
     use crate::core::pose::Pose;
     use glam::{Quat, Vec3};
+
+    #[test]
+    fn every_unconfirmed_input_is_repeated_in_turn() {
+        let mut link = LockstepLink {
+            have: Some(9),
+            ..Default::default()
+        };
+        for f in 10..50u64 {
+            link.recent.push_back((f, vec![f as u8]));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..4 {
+            let Message::LockstepInputs { need, inputs } = link.repeat(0.0) else {
+                panic!()
+            };
+            assert_eq!(need, None, "nothing seen lost");
+            assert!(inputs.len() <= MAX_REDUNDANT);
+            // The newest and the oldest every time.
+            assert!(inputs.iter().any(|(f, _)| *f == 49) && inputs.iter().any(|(f, _)| *f == 10));
+            seen.extend(inputs.iter().map(|(f, _)| *f));
+        }
+        assert_eq!(seen.len(), 40, "all 40 came round within 4 messages");
+        link.saw(12);
+        let Message::LockstepInputs { need, .. } = link.repeat(1.0) else {
+            panic!()
+        };
+        assert_eq!(need, None, "frame 12 exists, 10 may still come");
+        let Message::LockstepInputs { need, .. } = link.repeat(1.0 + 2.0 * GAP_GRACE) else {
+            panic!()
+        };
+        assert_eq!(need, Some(10), "10 is missing for a while: lost");
+        link.confirmed(29);
+        assert_eq!(link.recent.front().map(|r| r.0), Some(30));
+        assert_eq!(link.have, Some(29));
+        // Big inputs: fewer per message, within the byte budget.
+        link.recent = (30..50u64).map(|f| (f, vec![0; 256])).collect();
+        let Message::LockstepInputs { inputs, .. } = link.repeat(2.0) else {
+            panic!()
+        };
+        assert!(inputs.len() <= 3, "{}", inputs.len());
+    }
 
     #[test]
     fn owned_state_packs_within_the_mtu() {

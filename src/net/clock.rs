@@ -3,7 +3,7 @@
 //! `Instant`s from here too, so a simulated run is repeatable.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Seconds since a base, real or simulated. Cheap to clone; clones share
@@ -12,6 +12,16 @@ use std::time::{Duration, Instant};
 pub struct NetClock {
     base: Instant,
     manual: Option<Arc<AtomicU64>>,
+    /// A simulated machine whose clock runs at its own rate.
+    skew: Option<Arc<Mutex<Skew>>>,
+}
+
+/// A skewed view reads `value + (base - at) * rate`.
+#[derive(Clone, Copy, Debug)]
+struct Skew {
+    at: f64,
+    value: f64,
+    rate: f64,
 }
 
 impl NetClock {
@@ -20,6 +30,7 @@ impl NetClock {
         NetClock {
             base: Instant::now(),
             manual: None,
+            skew: None,
         }
     }
 
@@ -28,6 +39,45 @@ impl NetClock {
         NetClock {
             base: Instant::now(),
             manual: Some(Arc::new(AtomicU64::new(0f64.to_bits()))),
+            skew: None,
+        }
+    }
+
+    /// A view of this simulated clock for one machine, whose rate can
+    /// differ from now on ([`NetClock::set_rate`]): a client whose clock
+    /// drifts. It reads the same as this clock until its rate changes.
+    pub fn skewed(&self) -> NetClock {
+        let now = self.base_now();
+        NetClock {
+            skew: Some(Arc::new(Mutex::new(Skew {
+                at: now,
+                value: now,
+                rate: 1.0,
+            }))),
+            ..self.clone()
+        }
+    }
+
+    /// Runs a skewed view at `rate` seconds per second of the base clock
+    /// from now on (continuous, so never backwards for a positive rate).
+    /// Does nothing on a clock that is not a skewed view.
+    pub fn set_rate(&self, rate: f64) {
+        if let Some(skew) = &self.skew {
+            let base = self.base_now();
+            let mut s = skew.lock().unwrap_or_else(|p| p.into_inner());
+            let value = s.value + (base - s.at) * s.rate;
+            *s = Skew {
+                at: base,
+                value,
+                rate: rate.max(0.0),
+            };
+        }
+    }
+
+    fn base_now(&self) -> f64 {
+        match &self.manual {
+            Some(t) => f64::from_bits(t.load(Ordering::Acquire)),
+            None => self.base.elapsed().as_secs_f64(),
         }
     }
 
@@ -37,9 +87,13 @@ impl NetClock {
 
     /// Seconds since the base.
     pub fn now(&self) -> f64 {
-        match &self.manual {
-            Some(t) => f64::from_bits(t.load(Ordering::Acquire)),
-            None => self.base.elapsed().as_secs_f64(),
+        let base = self.base_now();
+        match &self.skew {
+            Some(skew) => {
+                let s = *skew.lock().unwrap_or_else(|p| p.into_inner());
+                s.value + (base - s.at) * s.rate
+            }
+            None => base,
         }
     }
 
@@ -77,5 +131,22 @@ mod tests {
         assert_eq!(d.instant() - c.instant(), Duration::ZERO);
         let r = NetClock::real();
         assert!(!r.is_manual() && r.now() >= 0.0);
+    }
+
+    #[test]
+    fn a_skewed_view_drifts_from_its_base_continuously() {
+        let c = NetClock::manual();
+        c.set(10.0);
+        let d = c.skewed();
+        assert_eq!(d.now(), 10.0);
+        d.set_rate(1.5);
+        c.set(12.0);
+        assert_eq!(d.now(), 13.0);
+        d.set_rate(1.0);
+        c.set(14.0);
+        assert_eq!(d.now(), 15.0);
+        assert_eq!(c.now(), 14.0, "the base keeps its time");
+        // Its instants follow its own time.
+        assert_eq!(d.instant() - c.instant(), Duration::from_secs(1));
     }
 }

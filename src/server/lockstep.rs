@@ -28,8 +28,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use crate::wire::lockstep::{
-    FramePacker, LockstepEntry, ENTRY_FILLED, ENTRY_JOINED, MAX_LOCKSTEP_MEMBERS,
-    MAX_LOCKSTEP_SNAPSHOT, SNAPSHOT_CHUNK,
+    FramePacker, FramePart, LockstepEntry, ENTRY_FILLED, ENTRY_JOINED, FRAMES_MESSAGE_LIMIT,
+    MAX_LOCKSTEP_MEMBERS, MAX_LOCKSTEP_SNAPSHOT, MAX_REDUNDANT, SNAPSHOT_CHUNK,
 };
 use crate::wire::message::{lockstep_refusal, LockstepStart, Message, SnapshotChunk};
 use crate::wire::quantize::Precision;
@@ -40,6 +40,10 @@ use crate::wire::quantize::Precision;
 const CATCH_UP_MESSAGES: usize = 32;
 /// Least time between two snapshot requests (s).
 const SNAPSHOT_REQUEST_INTERVAL: f64 = 5.0;
+/// Confirmed frames repeated unreliably with every live send: a client
+/// that lost one reliable message goes on with the next send instead of
+/// waiting for laminar to resend it.
+const RECENT_FRAMES: usize = 3;
 
 /// Settings of the relay's lockstep match.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,9 +129,12 @@ pub struct LockstepStats {
     pub resumes: u64,
     /// Inputs for frames already confirmed (dropped).
     pub late_inputs: u64,
-    /// Inputs refused: not a member, past the window, in the delay,
-    /// or repeated.
+    /// Inputs refused: not a member, past the window or in the delay.
     pub inputs_refused: u64,
+    /// Inputs that arrived again (redundant copies).
+    pub inputs_repeated: u64,
+    /// Confirmed frames sent again because a member said it lacked them.
+    pub repairs: u64,
     pub snapshots: u64,
     pub snapshots_refused: u64,
     pub desyncs: u64,
@@ -189,7 +196,7 @@ pub struct LockstepMatch {
     /// A desync was reported at this frame: judging waits for a snapshot
     /// past it (every later frame would differ too).
     desync_at: Option<u64>,
-    out: Vec<(u32, Vec<u8>)>,
+    out: Vec<(u32, bool, Vec<u8>)>,
     stats: LockstepStats,
 }
 
@@ -235,8 +242,8 @@ impl LockstepMatch {
         }
     }
 
-    /// Messages to send, reliably and in order: (client, payload).
-    pub fn drain(&mut self) -> std::vec::Drain<'_, (u32, Vec<u8>)> {
+    /// Messages to send: (client, reliable and ordered, payload).
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (u32, bool, Vec<u8>)> {
         self.out.drain(..)
     }
 
@@ -246,7 +253,7 @@ impl LockstepMatch {
 
     fn send(&mut self, client: u32, message: &Message) {
         match message.to_bytes(&self.precision) {
-            Ok(payload) => self.out.push((client, payload)),
+            Ok(payload) => self.out.push((client, true, payload)),
             Err(e) => log::error!(target: "netsync::lockstep", "cannot encode {message:?}: {e:?}"),
         }
     }
@@ -358,6 +365,64 @@ impl LockstepMatch {
 
     /// `client`'s input for `frame`.
     pub fn input(&mut self, client: u32, frame: u64, data: Vec<u8>, now: f64) {
+        self.take_input(client, frame, data);
+        self.advance(now);
+    }
+
+    /// `client`'s inputs again (the unreliable copies that make a lost
+    /// packet cost nothing), and `need`, the first confirmed frame it lacks
+    /// while it saw a later one: what it lacks goes again at once,
+    /// unreliably, instead of after laminar's resend.
+    pub fn inputs(
+        &mut self,
+        client: u32,
+        need: Option<u64>,
+        inputs: Vec<(u64, Vec<u8>)>,
+        now: f64,
+    ) {
+        // Frames confirmed by these very inputs go out live anyway.
+        let known = self.next;
+        for (frame, data) in inputs {
+            self.take_input(client, frame, data);
+        }
+        self.advance(now);
+        let live = self
+            .members
+            .get(&client)
+            .is_some_and(|m| m.catch_up.is_none());
+        let Some(need) = need else {
+            return;
+        };
+        if live && need < known && need >= self.history_start {
+            self.stats.repairs += 1;
+            if let Some(payload) = self.recent(need, MAX_REDUNDANT) {
+                self.out.push((client, false, payload));
+            }
+        }
+    }
+
+    /// Confirmed frames from `first` on (at most `count`) as one
+    /// unreliable repeat, if they fit one message.
+    fn recent(&self, first: u64, count: usize) -> Option<Vec<u8>> {
+        let from = first.checked_sub(self.history_start)? as usize;
+        let parts: Vec<FramePart> = self
+            .history
+            .range(from..self.history.len().min(from + count))
+            .map(|entries| FramePart {
+                complete: true,
+                entries: entries.clone(),
+            })
+            .collect();
+        if parts.is_empty() {
+            return None;
+        }
+        let payload = Message::LockstepRecent { first, parts }
+            .to_bytes(&self.precision)
+            .ok()?;
+        (payload.len() <= FRAMES_MESSAGE_LIMIT).then_some(payload)
+    }
+
+    fn take_input(&mut self, client: u32, frame: u64, data: Vec<u8>) {
         let (next, d, s) = (
             self.next,
             self.config.input_delay as u64,
@@ -391,13 +456,12 @@ impl LockstepMatch {
                 self.pending.push_back(BTreeMap::new());
             }
             match self.pending[index].entry(client) {
-                std::collections::btree_map::Entry::Occupied(_) => self.stats.inputs_refused += 1,
+                std::collections::btree_map::Entry::Occupied(_) => self.stats.inputs_repeated += 1,
                 std::collections::btree_map::Entry::Vacant(v) => {
                     v.insert(data);
                 }
             }
         }
-        self.advance(now);
     }
 
     /// Confirms every frame that can be confirmed at `now`: all inputs in,
@@ -563,7 +627,14 @@ impl LockstepMatch {
                 continue;
             };
             for &id in &live {
-                self.out.push((id, payload.clone()));
+                self.out.push((id, true, payload.clone()));
+            }
+        }
+        // The newest frames again, unreliably, when they fit one message.
+        let count = RECENT_FRAMES.min(self.history.len()) as u64;
+        if let Some(payload) = self.recent(self.next - count, count as usize) {
+            for &id in &live {
+                self.out.push((id, false, payload.clone()));
             }
         }
     }
@@ -599,6 +670,7 @@ impl LockstepMatch {
                 };
                 self.out.push((
                     id,
+                    true,
                     Message::LockstepSnapshot(chunk)
                         .to_bytes(&self.precision)
                         .unwrap_or_default(),
@@ -828,7 +900,8 @@ mod tests {
     fn out(m: &mut LockstepMatch) -> Vec<(u32, Message)> {
         let p = Precision::default();
         m.drain()
-            .map(|(c, b)| (c, Message::decode(&b, &p).unwrap()))
+            .filter(|(_, reliable, _)| *reliable)
+            .map(|(c, _, b)| (c, Message::decode(&b, &p).unwrap()))
             .collect()
     }
 
@@ -923,7 +996,7 @@ mod tests {
         assert_eq!(m.stats().inputs_refused, 2, "not a member");
         m.input(1, 3, vec![1], 0.0);
         m.input(1, 3, vec![2], 0.0);
-        assert_eq!(m.stats().inputs_refused, 3, "repeated");
+        assert_eq!(m.stats().inputs_repeated, 1);
         m.input(1, 2, vec![], 0.0);
         assert_eq!(m.stats().frames, 4);
     }
@@ -978,6 +1051,33 @@ mod tests {
                 data: vec![2]
             }
         );
+    }
+
+    #[test]
+    fn repeated_inputs_count_once_and_a_member_that_lacks_frames_gets_them_again() {
+        let mut m = LockstepMatch::new(config(), Precision::default());
+        m.join(1, None, 0.0);
+        m.drain();
+        m.inputs(1, None, vec![(2, vec![1]), (3, vec![2])], 0.0);
+        m.inputs(1, Some(4), vec![(3, vec![9]), (4, vec![3])], 0.0);
+        assert_eq!(m.stats().frames, 5);
+        assert_eq!(m.stats().inputs_repeated, 0, "3 was confirmed: late");
+        assert_eq!(m.stats().late_inputs, 1);
+        // It says it lacks frames from 1 on: they go again, unreliably.
+        m.drain();
+        m.inputs(1, Some(1), vec![], 0.1);
+        let p = Precision::default();
+        let repairs: Vec<Message> = m
+            .drain()
+            .filter(|(_, reliable, _)| !reliable)
+            .map(|(_, _, b)| Message::decode(&b, &p).unwrap())
+            .collect();
+        let Some(Message::LockstepRecent { first: 1, parts }) = repairs.first() else {
+            panic!("{repairs:?}")
+        };
+        assert_eq!(parts.len(), 4);
+        assert_eq!(parts[1].entries[0].data, vec![1]);
+        assert_eq!(m.stats().repairs, 1);
     }
 
     #[test]

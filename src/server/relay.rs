@@ -296,7 +296,14 @@ impl Relay {
     /// Moves what the lockstep match and the scripted elements want to
     /// send into the outbox (all reliable and ordered).
     fn flush_side_channels(&mut self) {
-        for (client, payload) in self.lockstep.drain().chain(self.scripted.drain()) {
+        for (client, reliable, payload) in self.lockstep.drain() {
+            self.outbox.push(Outgoing {
+                client,
+                reliable,
+                payload,
+            });
+        }
+        for (client, payload) in self.scripted.drain() {
             self.outbox.push(Outgoing {
                 client,
                 reliable: true,
@@ -617,6 +624,10 @@ impl Relay {
             }
             Message::LockstepInput { frame, data } => {
                 self.lockstep.input(client, frame, data, now);
+                self.flush_side_channels();
+            }
+            Message::LockstepInputs { need, inputs } => {
+                self.lockstep.inputs(client, need, inputs, now);
                 self.flush_side_channels();
             }
             Message::LockstepHash { frame, hash } => {

@@ -12,6 +12,9 @@ pub const MAX_LOCKSTEP_INPUT: usize = 256;
 pub const MAX_LOCKSTEP_MEMBERS: usize = 64;
 /// Largest game snapshot a joiner can start from (bytes).
 pub const MAX_LOCKSTEP_SNAPSHOT: usize = 64 << 10;
+/// Most inputs (client) or confirmed frames (relay) repeated in one
+/// unreliable message.
+pub const MAX_REDUNDANT: usize = 16;
 /// Bytes of snapshot in one message.
 pub const SNAPSHOT_CHUNK: usize = 960;
 /// A frames message is built within this many bytes (one laminar fragment

@@ -4,7 +4,9 @@
 
 use super::cursor::{DecodeError, Reader, Writer};
 use super::lockstep::{decode_parts, read_frame, FramePart, MAX_LOCKSTEP_MEMBERS};
-pub use super::lockstep::{MAX_LOCKSTEP_INPUT, MAX_LOCKSTEP_SNAPSHOT, SNAPSHOT_CHUNK};
+pub use super::lockstep::{
+    MAX_LOCKSTEP_INPUT, MAX_LOCKSTEP_SNAPSHOT, MAX_REDUNDANT, SNAPSHOT_CHUNK,
+};
 use super::quantize::{Precision, QuantizeError};
 use super::update::MIN_UPDATE_BYTES;
 pub use super::update::{EntityUpdate, UpdatePacker, UPDATES_HEADER};
@@ -61,9 +63,11 @@ pub(crate) mod kind {
     pub const LOCKSTEP_RESUME: u8 = 37;
     pub const LOCKSTEP_REFUSED: u8 = 38;
     pub const LOCKSTEP_SNAPSHOT_WANTED: u8 = 39;
+    pub const LOCKSTEP_INPUTS: u8 = 40;
+    pub const LOCKSTEP_RECENT: u8 = 41;
     /// The highest type byte in use.
     #[cfg(test)]
-    pub const LAST: u8 = 39;
+    pub const LAST: u8 = 41;
 }
 
 /// Why the relay refused a lockstep join (`LockstepRefused`).
@@ -327,6 +331,19 @@ pub enum Message {
     /// Relay -> members, reliable ordered: a joiner needs a snapshot (the
     /// history no longer reaches back to frame 0 or the last snapshot).
     LockstepSnapshotWanted,
+    /// Client -> relay, unreliable, with every input and a few times a
+    /// second: `need`, the first confirmed frame this member lacks while
+    /// it has seen a later one (the relay repeats from there), and inputs
+    /// not yet seen confirmed again, by frame (a lost packet costs nothing
+    /// while the next one carries them; the reliable copies remain).
+    LockstepInputs {
+        need: Option<u64>,
+        inputs: Vec<(u64, Vec<u8>)>,
+    },
+    /// Relay -> member, unreliable: the newest confirmed frames again,
+    /// from `first` on, every part complete (a client takes them only
+    /// where they continue what it has; the reliable copies remain).
+    LockstepRecent { first: u64, parts: Vec<FramePart> },
 }
 
 fn write_chunk(w: &mut Writer, c: &SnapshotChunk) -> Result<(), QuantizeError> {
@@ -705,6 +722,41 @@ impl Message {
                 w.u8(*reason);
             }
             Message::LockstepSnapshotWanted => w.u8(kind::LOCKSTEP_SNAPSHOT_WANTED),
+            Message::LockstepInputs { need, inputs } => {
+                if inputs.len() > MAX_REDUNDANT
+                    || inputs.iter().any(|(_, i)| i.len() > MAX_LOCKSTEP_INPUT)
+                {
+                    return Err(QuantizeError::PayloadTooLarge);
+                }
+                w.u8(kind::LOCKSTEP_INPUTS);
+                w.u8(need.is_some() as u8);
+                if let Some(need) = need {
+                    write_u64(w, *need);
+                }
+                write_u64(w, inputs.len() as u64);
+                for (frame, i) in inputs {
+                    write_u64(w, *frame);
+                    write_u64(w, i.len() as u64);
+                    w.bytes(i);
+                }
+            }
+            Message::LockstepRecent { first, parts } => {
+                let bad = parts.len() > MAX_REDUNDANT
+                    || parts.iter().any(|p| {
+                        !p.complete
+                            || p.entries.len() > MAX_LOCKSTEP_MEMBERS
+                            || p.entries.iter().any(|e| e.data.len() > MAX_LOCKSTEP_INPUT)
+                    });
+                if bad {
+                    return Err(QuantizeError::PayloadTooLarge);
+                }
+                w.u8(kind::LOCKSTEP_RECENT);
+                write_u64(w, *first);
+                write_u64(w, parts.len() as u64);
+                for p in parts {
+                    p.encode(w);
+                }
+            }
         }
         Ok(())
     }
@@ -962,6 +1014,38 @@ impl Message {
                 reason: r.u8("reason")?,
             },
             kind::LOCKSTEP_SNAPSHOT_WANTED => Message::LockstepSnapshotWanted,
+            kind::LOCKSTEP_INPUTS => {
+                let need = match r.u8("need flag")? {
+                    0 => None,
+                    1 => Some(read_frame(&mut r, "need")?),
+                    _ => {
+                        return Err(DecodeError::Invalid {
+                            field: "need flag",
+                            reason: "not 0 or 1",
+                        })
+                    }
+                };
+                let count = read_bounded(&mut r, "input count", MAX_REDUNDANT as u64)? as usize;
+                let mut inputs = Vec::with_capacity(count.min(r.remaining()));
+                for _ in 0..count {
+                    let frame = read_frame(&mut r, "frame")?;
+                    let len =
+                        read_bounded(&mut r, "input length", MAX_LOCKSTEP_INPUT as u64)? as usize;
+                    inputs.push((frame, r.take(len, "input")?.to_vec()));
+                }
+                Message::LockstepInputs { need, inputs }
+            }
+            kind::LOCKSTEP_RECENT => {
+                let first = read_frame(&mut r, "first frame")?;
+                let parts = decode_parts(&mut r)?;
+                if parts.len() > MAX_REDUNDANT || parts.iter().any(|p| !p.complete) {
+                    return Err(DecodeError::Invalid {
+                        field: "recent frames",
+                        reason: "too many, or a part of a frame",
+                    });
+                }
+                Message::LockstepRecent { first, parts }
+            }
             _ => {
                 return Err(DecodeError::Invalid {
                     field: "message type",
@@ -1177,6 +1261,21 @@ mod tests {
                 reason: lockstep_refusal::FULL,
             },
             Message::LockstepSnapshotWanted,
+            Message::LockstepInputs {
+                need: Some(88),
+                inputs: vec![
+                    (90, vec![1, 2]),
+                    (91, vec![]),
+                    (300, vec![3; MAX_LOCKSTEP_INPUT]),
+                ],
+            },
+            Message::LockstepRecent {
+                first: 7,
+                parts: vec![FramePart {
+                    complete: true,
+                    entries: vec![],
+                }],
+            },
         ];
         for m in messages {
             let mut w = Writer::new();

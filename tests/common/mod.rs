@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 pub mod area_scene;
+pub mod sim;
 
 use std::ffi::CString;
 use std::ptr;
