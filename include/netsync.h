@@ -1076,7 +1076,8 @@ enum NetsyncResult netsync_client_lockstep_report_hash(struct NetsyncClient *cli
 // taken; `len` up to `NETSYNC_MAX_LOCKSTEP_SNAPSHOT`): joiners start from
 // the newest snapshot and the frames after it, and the relay drops the
 // history before it. Provide one on `NETSYNC_LOCKSTEP_EVENT_SNAPSHOT_WANTED`
-// or whenever convenient.
+// or whenever convenient, at most one a second (`NETSYNC_ERR_LIMIT`
+// sooner: a snapshot is up to 69 reliable messages).
 enum NetsyncResult netsync_client_lockstep_provide_snapshot(struct NetsyncClient *client,
                                                             uint64_t frame,
                                                             const uint8_t *data,

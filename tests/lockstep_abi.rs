@@ -346,6 +346,15 @@ fn lockstep_misuse_gets_codes_and_messages() {
         netsync_client_lockstep_provide_snapshot(c, f.frame + 1000, ptr::null(), 0),
         NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT
     );
+    // One snapshot a second at most.
+    assert_eq!(
+        netsync_client_lockstep_provide_snapshot(c, f.frame, b"state".as_ptr(), 5),
+        OK
+    );
+    assert_eq!(
+        netsync_client_lockstep_provide_snapshot(c, f.frame, b"state".as_ptr(), 5),
+        NetsyncResult::NETSYNC_ERR_LIMIT
+    );
     // A second client finds the match full.
     let full = connect(port, 5.0);
     assert_eq!(netsync_client_lockstep_join(full), OK);

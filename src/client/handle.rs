@@ -111,7 +111,7 @@ impl std::fmt::Display for ClientError {
             }
             ClientError::TooManyPending => write!(
                 f,
-                "{MAX_PENDING_COMMANDS} commands are waiting for the relay; try again later"
+                "too much is waiting for the relay ({MAX_PENDING_COMMANDS} commands, or a snapshot less than {SNAPSHOT_INTERVAL} s ago); try again later"
             ),
             ClientError::InvalidInterest(why) => write!(f, "invalid interest: {why}"),
             ClientError::Wait => write!(f, "not yet: call again after the next tick"),
@@ -201,7 +201,14 @@ pub struct Client {
     scripted: ScriptedClient,
     /// Events of the scripted elements, gathered during a tick.
     scripted_events: Vec<ClientEvent>,
+    /// When the last lockstep snapshot was provided (our clock).
+    snapshot_at: Option<f64>,
 }
+
+/// Least time between two lockstep snapshots a client provides (s): each
+/// is up to 69 reliable messages, and laminar drops a connection with
+/// too many in flight.
+pub const SNAPSHOT_INTERVAL: f64 = 1.0;
 
 /// How long after a reconnect an old remote entity may stay unconfirmed.
 const RECONNECT_GRACE: f64 = 2.0;
@@ -267,6 +274,7 @@ impl Client {
             lockstep: LockstepClient::default(),
             scripted: ScriptedClient::default(),
             scripted_events: Vec::new(),
+            snapshot_at: None,
         };
         Ok((client, driver))
     }
@@ -1028,7 +1036,8 @@ impl Client {
     }
 
     /// Gives the relay the game state after `frame` (a frame the game has
-    /// taken), for joiners to start from.
+    /// taken), for joiners to start from. At most one per
+    /// [`SNAPSHOT_INTERVAL`] ([`ClientError::TooManyPending`] otherwise).
     pub fn lockstep_provide_snapshot(
         &mut self,
         frame: u64,
@@ -1043,6 +1052,14 @@ impl Client {
         if !self.lockstep.taken(frame) {
             return Err(ClientError::FrameNotTaken(frame));
         }
+        let now = self.clock.now();
+        if self
+            .snapshot_at
+            .is_some_and(|at| now - at < SNAPSHOT_INTERVAL)
+        {
+            return Err(ClientError::TooManyPending);
+        }
+        self.snapshot_at = Some(now);
         let _ = self.to_network.send(ToNetwork::LockstepSnapshot {
             frame,
             data: data.to_vec(),

@@ -597,7 +597,8 @@ namespace Netsync.Native
         ///  taken; `len` up to `NETSYNC_MAX_LOCKSTEP_SNAPSHOT`): joiners start from
         ///  the newest snapshot and the frames after it, and the relay drops the
         ///  history before it. Provide one on `NETSYNC_LOCKSTEP_EVENT_SNAPSHOT_WANTED`
-        ///  or whenever convenient.
+        ///  or whenever convenient, at most one a second (`NETSYNC_ERR_LIMIT`
+        ///  sooner: a snapshot is up to 69 reliable messages).
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_client_lockstep_provide_snapshot", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern NetsyncResult netsync_client_lockstep_provide_snapshot(NetsyncClient* client, ulong frame, byte* data, System.UIntPtr len);
