@@ -317,7 +317,9 @@ impl LockstepClient {
         match message {
             Message::LockstepStart(s) => {
                 if self.state == LockstepState::Idle {
-                    return None; // left meanwhile
+                    // The game left meanwhile: the relay must not wait for
+                    // a member that will never send.
+                    return Some(Outgoing::Leave);
                 }
                 self.state = LockstepState::Active;
                 self.start = Some(s);
@@ -733,5 +735,8 @@ mod tests {
         assert_eq!(c.status().queued, 0);
         assert_eq!(c.status().confirmed, 0);
         assert_eq!(c.state(), LockstepState::Joining);
+        // Left before the relay's answer came: the answer is declined.
+        assert!(c.leave());
+        assert_eq!(c.on_message(start(0, 0)), Some(Outgoing::Leave));
     }
 }
