@@ -323,7 +323,7 @@ fn run(clients: usize, seconds: f64) -> Run {
                         teleport: false,
                         age: 0.0,
                         sequence: 0,
-                        epoch: 1,
+                        epoch: 0,
                     }],
                 }
                 .to_bytes(&p)
@@ -374,6 +374,7 @@ fn run(clients: usize, seconds: f64) -> Run {
                 let Ok(Message::Snapshot {
                     server_time,
                     updates,
+                    ..
                 }) = Message::decode(payload, &p)
                 else {
                     continue;

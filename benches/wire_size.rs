@@ -80,13 +80,13 @@ fn scene(policy: SendPolicy, entities: u64, moving: u64, seconds: f64) -> Traffi
             for update in &batch {
                 w.bytes.clear();
                 update.encode(&mut w, &p).unwrap();
-                packer.push(&w.bytes);
+                packer.push(update.entity, &w.bytes);
             }
-            for message in packer.finish() {
+            for message in packer.finish(false) {
                 if t >= warmup {
-                    up += message.len() + 28; // plus IP/UDP headers
+                    up += message.bytes.len() + 28; // plus IP/UDP headers
                 }
-                relay.receive(1, &message, t);
+                relay.receive(1, &message.bytes, t);
             }
             relay.tick(t);
             for out in relay.drain() {

@@ -366,7 +366,7 @@
 // Minor version. From major 1 on, a minor only adds (old callers keep
 // working); while the major is 0, a minor may also change struct
 // layouts, so bindings require exactly the minor they were made for.
-#define NETSYNC_ABI_VERSION_MINOR 5
+#define NETSYNC_ABI_VERSION_MINOR 6
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -648,6 +648,11 @@ typedef struct NetsyncClientStats {
   double prediction_error_max;
   // Scripted elements known (started or not).
   uint64_t scripted_elements;
+  // Snapshot packets that never arrived (each one asked for again).
+  uint64_t snapshots_lost;
+  // Sparse owned states sent a second or third time so one lost
+  // datagram does not hide a stop or a turn.
+  uint64_t states_repeated;
 } NetsyncClientStats;
 
 // What `netsync_client_lockstep_next_frame` took.
@@ -855,6 +860,9 @@ typedef struct NetsyncServerStats {
   uint64_t lockstep_desyncs;
   // Scripted elements alive on the relay.
   uint64_t scripted_elements;
+  // Entity states sent again because a client reported the snapshot
+  // packet that carried them lost.
+  uint64_t snapshot_resends;
 } NetsyncServerStats;
 
 // One event of an embedded server.

@@ -193,13 +193,16 @@ fn a_seed_repeats_exactly() {
 
 #[test]
 fn every_client_converges_on_every_profile_for_many_seeds() {
-    // Stated bounds at 2 m/s, for the second half of the run. Each update
-    // carries its owner's send counter, so a viewer tells a lost state from
-    // a deliberate skip and the adaptive delay learns to cover such gaps.
+    // Stated bounds at 2 m/s, for the second half of the run: about twice
+    // the sender's dead-reckoning threshold (1 cm) up to AVG. The relay's
+    // empty snapshots vouch that nothing changed, so a viewer dead-reckons
+    // through send-on-change gaps instead of waiting for them; lost
+    // snapshots are reported and sent again, sparse owner updates go
+    // three times. POOR's bursts of loss still cost a few centimetres.
     for (profile, bound_p99) in [
-        (NetworkProfile::LAN, 0.01),
-        (NetworkProfile::GOOD, 0.03),
-        (NetworkProfile::AVG, 0.03),
+        (NetworkProfile::LAN, 0.025),
+        (NetworkProfile::GOOD, 0.025),
+        (NetworkProfile::AVG, 0.025),
         (NetworkProfile::POOR, 0.08),
     ] {
         for seed in 1..=4 {
@@ -535,4 +538,73 @@ fn an_unsynced_component_never_reaches_the_wire() {
     assert!(!carries(SECRET_COMMAND), "unsynced command on the wire");
     let stats = w.relay.stats().relay;
     assert_eq!((stats.component_states, stats.commands), (1, 0));
+}
+
+/// A holder lets an object come to rest (the right returns to nobody),
+/// then claims it again by collision and moves it: the viewer follows the
+/// second push too, a render delay behind.
+#[test]
+fn an_object_claimed_again_after_rest_is_followed_by_viewers() {
+    use netsync::server::send_rights::EntityKind;
+    let mut w = World::new(5, NetworkProfile::GOOD, 2);
+    w.sims[0].0.register(10).unwrap();
+    w.sims[0].0.register_kind(100, EntityKind::Neutral).unwrap();
+    let mut t = 0.0;
+    let mut next_frame = 0.0;
+    let (mut rested, mut reclaimed) = (false, false);
+    let mut truth: Vec<(f64, f32)> = Vec::new();
+    let mut worst = 0.0f32;
+    let mut x = 0.0f32;
+    while t < 8.0 {
+        w.step(t);
+        if t >= next_frame {
+            next_frame += 1.0 / 60.0;
+            let (a, _) = &mut w.sims[0];
+            if let Some(st) = a.server_time(t) {
+                a.set_state(10, Sample::at(st, Vec3::new(0.0, 0.0, 5.0), Quat::IDENTITY))
+                    .unwrap();
+                if a.holds(100) {
+                    // Moves until 2 s, rests until 4 s, moves again after.
+                    let v = if (2.0..4.0).contains(&t) { 0.0 } else { 1.0 };
+                    x += v / 60.0;
+                    truth.push((st, x));
+                    a.set_state(
+                        100,
+                        Sample::at(st, Vec3::new(x, 0.0, 0.0), Quat::IDENTITY)
+                            .with_velocity(Vec3::new(v, 0.0, 0.0)),
+                    )
+                    .unwrap();
+                }
+            }
+            if t > 3.0 && !rested {
+                rested = true;
+                a.report_at_rest(100).unwrap();
+            }
+            if t > 4.0 && !reclaimed && a.right(100).is_some_and(|(h, _)| h == 0) {
+                reclaimed = true;
+                a.report_collision(10, 100).unwrap();
+            }
+            a.tick_with(t, |_, _| {}).unwrap();
+            while a.poll_event().is_some() {}
+            let (b, _) = &mut w.sims[1];
+            let mut shown = None;
+            b.tick_with(t, |_, s| {
+                if s.entity == 100 {
+                    shown = Some(s.pose.position.x);
+                }
+            })
+            .unwrap();
+            while b.poll_event().is_some() {}
+            // Against the truth at the server time the viewer shows.
+            let render = b.render_time(Mode::Adaptive);
+            let i = truth.partition_point(|s| s.0 <= render);
+            if let (Some(shown), true) = (shown, t > 5.0 && i > 0) {
+                worst = worst.max((shown - truth[i - 1].1).abs());
+            }
+        }
+        t += 0.002;
+    }
+    assert!(reclaimed, "the right never returned to nobody");
+    eprintln!("second push: worst {worst:.3} m from the truth at the shown time");
+    assert!(worst < 0.05, "{worst}");
 }

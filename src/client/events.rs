@@ -193,6 +193,9 @@ pub(crate) enum FromNetwork {
         server_time: f64,
         /// (entity, sample, owner's send counter, send-right epoch)
         samples: Vec<(u64, Sample, u8, u32)>,
+        /// Snapshot packets before this one never arrived: what they said
+        /// is unknown (the relay has been asked to send it again).
+        after_loss: bool,
     },
     Removed {
         entity: u64,

@@ -582,7 +582,15 @@ impl Client {
                     arrival,
                     server_time,
                     samples,
+                    after_loss,
                 } => {
+                    if after_loss {
+                        // What the lost packets said is unknown: nothing
+                        // is vouched for past the last frame before them,
+                        // until the relay's resend can have arrived.
+                        let rtt = self.network_stats().clock.rtt.clamp(0.0, 2.0);
+                        self.timeline.note_loss(now + 1.5 * rtt + 0.05);
+                    }
                     let mut remote: Vec<(u64, Sample)> = Vec::with_capacity(samples.len());
                     for (entity, mut sample, sequence, epoch) in samples {
                         if self.owned.contains(&entity) {
@@ -609,7 +617,8 @@ impl Client {
                                     sample.flags.0 |= SampleFlags::AFTER_GAP;
                                 }
                             }
-                            _ => {}
+                            Some(_) => sample.flags.0 |= SampleFlags::NEW_SOURCE,
+                            None => {}
                         }
                         remote.push((entity, sample));
                     }

@@ -32,6 +32,11 @@ use crate::wire::Writer;
 const CLAIM_REPEAT_TICKS: [f64; 3] = [1.0, 2.0, 4.0];
 /// Wait before asking a full relay again (s).
 const FULL_RETRY: f64 = 2.0;
+/// An owned entity's update that follows this many send ticks of silence
+/// (or more) is sparse, and repeated.
+const SPARSE_TICKS: u64 = 2;
+/// Send ticks after a sparse update at which it goes again.
+const REPEAT_AFTER_TICKS: [u64; 2] = [1, 3];
 /// Copies of the goodbye (it is unreliable; one of them should arrive).
 const GOODBYE_COPIES: usize = 3;
 
@@ -57,6 +62,10 @@ pub struct NetworkStats {
     /// for longer than the relay keeps them).
     pub global_commands: u64,
     pub global_gaps: u64,
+    /// Snapshot packets from the relay that never arrived (reported to it).
+    pub snapshots_lost: u64,
+    /// Sparse owned states sent again (against loss on the way to the relay).
+    pub states_repeated: u64,
 }
 
 impl Default for NetworkStats {
@@ -76,6 +85,8 @@ impl Default for NetworkStats {
             commands_acked: 0,
             global_commands: 0,
             global_gaps: 0,
+            snapshots_lost: 0,
+            states_repeated: 0,
         }
     }
 }
@@ -146,11 +157,16 @@ pub struct ClientDriver {
     owned: HashMap<u64, (Sample, f64)>,
     /// Per owned entity: how many states were sent (wrapping).
     sequences: HashMap<u64, u8>,
-    /// Send-right epochs as announced (or expected after a claim).
+    /// Send-right epochs as the relay announced them (the newest), and
+    /// the epoch owned states are stamped with (the announced one, or the
+    /// one a pending claim aims at).
+    announced: HashMap<u64, u32>,
     epochs: HashMap<u64, u32>,
     /// Reliable messages that need no order (claims, rest reports), sent
     /// once connected.
     pending_reliable: Vec<Message>,
+    /// Unreliable messages to send with the next send (loss reports).
+    pending_unreliable: Vec<Message>,
     /// Reliable messages on the ordered stream, sent once welcomed.
     pending_ordered: Vec<Message>,
     /// Unreliable copies of claims, due at the times given.
@@ -175,6 +191,13 @@ pub struct ClientDriver {
     /// delivered from it.
     relay_instance: u64,
     last_global: u64,
+    /// The next snapshot number expected from the relay.
+    next_snapshot: Option<u16>,
+    /// Owned-state send ticks so far, the tick each entity was last sent
+    /// at, and sparse updates still to repeat: (update, stamp, tick sent).
+    send_tick: u64,
+    last_send_tick: HashMap<u64, u64>,
+    repeats: HashMap<u64, (EntityUpdate, f64, u64)>,
     precision: Precision,
     ping_sequence: u32,
     pings: HashMap<u32, f64>,
@@ -315,8 +338,10 @@ impl ClientDriver {
             filter: SendFilter::new(config.send_filter),
             owned: HashMap::new(),
             sequences: HashMap::new(),
+            announced: HashMap::new(),
             epochs: HashMap::new(),
             pending_reliable: Vec::new(),
+            pending_unreliable: Vec::new(),
             pending_ordered: Vec::new(),
             claim_repeats: Vec::new(),
             claim_seq: 0,
@@ -330,6 +355,10 @@ impl ClientDriver {
             entity_interests: HashMap::new(),
             relay_instance: 0,
             last_global: 0,
+            next_snapshot: None,
+            send_tick: 0,
+            last_send_tick: HashMap::new(),
+            repeats: HashMap::new(),
             precision: Precision::default(),
             ping_sequence: 0,
             pings: HashMap::new(),
@@ -442,6 +471,8 @@ impl ClientDriver {
                     self.owned.remove(&entity);
                     self.sequences.remove(&entity);
                     self.filter.forget(entity);
+                    self.repeats.remove(&entity);
+                    self.last_send_tick.remove(&entity);
                 }
                 Ok(ToNetwork::Register { entity, kind }) => {
                     let message = Message::Register { entity, kind };
@@ -449,6 +480,8 @@ impl ClientDriver {
                     self.ordered(message);
                 }
                 Ok(ToNetwork::Unregister { entity }) => {
+                    self.repeats.remove(&entity);
+                    self.last_send_tick.remove(&entity);
                     self.owned.remove(&entity);
                     self.sequences.remove(&entity);
                     self.filter.forget(entity);
@@ -511,7 +544,9 @@ impl ClientDriver {
                 }
                 Ok(ToNetwork::Claim { mine, other }) => {
                     // Optimistic: send under the epoch a grant would give.
-                    let seen = self.epochs.get(&other).copied().unwrap_or(0);
+                    // The claim names the epoch the relay last announced
+                    // (not one an earlier, unanswered claim aimed at).
+                    let seen = self.announced.get(&other).copied().unwrap_or(0);
                     self.epochs.insert(other, seen.wrapping_add(1));
                     self.filter.forget(other);
                     self.claim_seq = self.claim_seq.wrapping_add(1).max(1);
@@ -658,6 +693,31 @@ impl ClientDriver {
         self.welcomed = true;
     }
 
+    /// Notes snapshot packet `seq`; true when packets before it are missing,
+    /// which are then reported to the relay (it sends their entities
+    /// again). A late one (reordered) is no loss.
+    fn snapshot_arrived(&mut self, seq: u16) -> bool {
+        let Some(expected) = self.next_snapshot else {
+            self.next_snapshot = Some(seq.wrapping_add(1));
+            return false;
+        };
+        let ahead = seq.wrapping_sub(expected);
+        if ahead >= 0x8000 {
+            return false; // older than expected: arrived out of order
+        }
+        self.next_snapshot = Some(seq.wrapping_add(1));
+        if ahead == 0 {
+            return false;
+        }
+        self.stats.snapshots_lost += ahead as u64;
+        let nack = Message::SnapshotNack {
+            first: expected,
+            count: ahead.min(u8::MAX as u16) as u8,
+        };
+        self.pending_unreliable.push(nack);
+        true
+    }
+
     /// Polls laminar and handles what arrived; true when the relay was lost.
     fn poll_network(&mut self, now: f64) -> bool {
         let Some(m) = self.manager.as_mut() else {
@@ -779,10 +839,14 @@ impl ClientDriver {
         // kinds again; its epochs start afresh.
         self.filter = SendFilter::new(self.config.send_filter);
         self.epochs.clear();
+        self.announced.clear();
         // Everything ordered waits for the welcome (`catch_up`).
         self.welcomed = false;
         self.pending_ordered.clear();
         self.pending_reliable.clear();
+        self.pending_unreliable.clear();
+        // A new connection numbers its snapshots afresh.
+        self.next_snapshot = None;
         self.claim_repeats.clear();
         self.lockstep.started = false;
         self.lockstep.recent.clear();
@@ -813,6 +877,9 @@ impl ClientDriver {
                 encode(&Message::KeepAlive, &self.precision),
                 Delivery::Reliable,
             ));
+        }
+        for message in std::mem::take(&mut self.pending_unreliable) {
+            out.push((encode(&message, &self.precision), Delivery::Unreliable));
         }
         for message in std::mem::take(&mut self.pending_reliable) {
             out.push((encode(&message, &self.precision), Delivery::Reliable));
@@ -867,6 +934,8 @@ impl ClientDriver {
             self.next_send = now + 1.0 / self.config.send_rate;
             if let Some(server_now) = self.clock_estimate.server_time(now) {
                 let mut updates = Vec::new();
+                self.send_tick += 1;
+                let tick = self.send_tick;
                 // Sorted so that a simulation sends in a repeatable order.
                 let mut owned: Vec<_> = self.owned.iter().collect();
                 owned.sort_by_key(|(id, _)| **id);
@@ -885,8 +954,29 @@ impl ClientDriver {
                         update.epoch = self.epochs.get(&entity).copied().unwrap_or(0);
                         updates.push(update);
                         self.stats.states_sent += 1;
+                        // A sparse update (dead reckoning held for a while)
+                        // may not be followed by another for a second: send
+                        // it twice more, so that one loss on the way to the
+                        // relay is not a second of wrong motion.
+                        let last = self.last_send_tick.insert(entity, tick);
+                        if last.is_none_or(|l| tick - l > SPARSE_TICKS) {
+                            self.repeats.insert(entity, (update, stamp, tick));
+                        } else {
+                            self.repeats.remove(&entity);
+                        }
                     } else {
                         self.stats.states_skipped += 1;
+                        if let Some(&(mut update, stamp, at)) = self.repeats.get(&entity) {
+                            let age = tick - at;
+                            if REPEAT_AFTER_TICKS.contains(&age) {
+                                update.age = (server_now - stamp).max(0.0);
+                                updates.push(update);
+                                self.stats.states_repeated += 1;
+                            }
+                            if age >= REPEAT_AFTER_TICKS[REPEAT_AFTER_TICKS.len() - 1] {
+                                self.repeats.remove(&entity);
+                            }
+                        }
                     }
                 }
                 for payload in pack_owned_state(server_now, &updates, &self.precision) {
@@ -937,8 +1027,10 @@ impl ClientDriver {
             }
             Message::Snapshot {
                 server_time,
+                seq,
                 updates,
             } => {
+                let after_loss = self.snapshot_arrived(seq);
                 let samples = updates
                     .iter()
                     .map(|u| (u.entity, u.to_sample(server_time), u.sequence, u.epoch))
@@ -947,6 +1039,7 @@ impl ClientDriver {
                     arrival: now,
                     server_time,
                     samples,
+                    after_loss,
                 });
             }
             Message::EntityRemoved { entity, reason } => {
@@ -1022,6 +1115,7 @@ impl ClientDriver {
             Message::KeepAlive
             | Message::AckRequest
             | Message::Goodbye
+            | Message::SnapshotNack { .. }
             | Message::Ping { .. }
             | Message::OwnedState { .. } => {}
             Message::RightChanged {
@@ -1029,7 +1123,22 @@ impl ClientDriver {
                 holder,
                 epoch,
             } => {
-                self.epochs.insert(entity, epoch);
+                // Changes also come as unreliable repeats, in any order:
+                // only a newer epoch counts.
+                let newer = self
+                    .announced
+                    .get(&entity)
+                    .is_none_or(|&known| (epoch.wrapping_sub(known) as i32) > 0);
+                if newer {
+                    self.announced.insert(entity, epoch);
+                    self.epochs.insert(entity, epoch);
+                    // Granted: optimistic states sent before the grant may
+                    // have reached the relay ahead of the claim and been
+                    // dropped; send the state now, not at the next heartbeat.
+                    if holder == self.stats.client_id {
+                        self.filter.forget(entity);
+                    }
+                }
                 let _ = self.link.to_engine.send(FromNetwork::Right {
                     entity,
                     holder,
@@ -1037,6 +1146,9 @@ impl ClientDriver {
                 });
             }
             Message::ClaimRefused { entity, reason } => {
+                if let Some(&known) = self.announced.get(&entity) {
+                    self.epochs.insert(entity, known);
+                }
                 let _ = self
                     .link
                     .to_engine
@@ -1146,9 +1258,9 @@ fn pack_owned_state(
             log::warn!(target: "netsync::client", "entity {}: state out of the wire's range, not sent", update.entity);
             continue;
         }
-        packer.push(&w.bytes);
+        packer.push(update.entity, &w.bytes);
     }
-    packer.finish()
+    packer.finish(false).into_iter().map(|p| p.bytes).collect()
 }
 
 #[cfg(test)]

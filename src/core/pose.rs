@@ -41,6 +41,10 @@ impl SampleFlags {
     /// Internal: frames newer than the previous sample arrived without this
     /// entity (the sender skipped it on purpose: send on change).
     pub(crate) const AFTER_SKIP: u32 = 1 << 16;
+    /// Internal: the first state from a new holder (a new send-right
+    /// epoch). Its sender's dead reckoning started afresh, so no velocity
+    /// is derived from the previous holder's last state.
+    pub(crate) const NEW_SOURCE: u32 = 1 << 17;
     /// Every bit a caller may set.
     pub const ALL: u32 =
         Self::HAS_VELOCITY | Self::HAS_ANGULAR_VELOCITY | Self::TELEPORT | Self::AFTER_GAP;
@@ -56,6 +60,9 @@ impl SampleFlags {
     }
     pub fn after_gap(self) -> bool {
         self.0 & Self::AFTER_GAP != 0
+    }
+    pub(crate) fn new_source(self) -> bool {
+        self.0 & Self::NEW_SOURCE != 0
     }
 }
 

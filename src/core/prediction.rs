@@ -30,6 +30,8 @@ impl Rates {
     /// sample carries win over finite differences.
     pub fn estimate(previous: Option<&Sample>, newest: &Sample) -> Rates {
         let mut rates = Rates::default();
+        // A new holder's first state does not continue the old holder's.
+        let previous = previous.filter(|_| !newest.flags.new_source());
         let dt = previous
             .map(|p| (newest.server_time - p.server_time) as f32)
             .filter(|dt| *dt > 1e-6);

@@ -182,6 +182,11 @@ pub struct NetsyncClientStats {
     pub prediction_error_max: f64,
     /// Scripted elements known (started or not).
     pub scripted_elements: u64,
+    /// Snapshot packets that never arrived (each one asked for again).
+    pub snapshots_lost: u64,
+    /// Sparse owned states sent a second or third time so one lost
+    /// datagram does not hide a stop or a turn.
+    pub states_repeated: u64,
 }
 
 fn network_code(profile: Option<NetworkProfile>) -> u32 {
@@ -750,6 +755,8 @@ pub extern "C" fn netsync_client_stats(
             prediction_error_last: s.prediction.last_error as f64,
             prediction_error_max: s.prediction.max_error as f64,
             scripted_elements: s.scripted_elements as u64,
+            snapshots_lost: n.snapshots_lost,
+            states_repeated: n.states_repeated,
         };
         // SAFETY: checked for NULL.
         unsafe { out.write(stats) };

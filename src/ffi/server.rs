@@ -125,6 +125,9 @@ pub struct NetsyncServerStats {
     pub lockstep_desyncs: u64,
     /// Scripted elements alive on the relay.
     pub scripted_elements: u64,
+    /// Entity states sent again because a client reported the snapshot
+    /// packet that carried them lost.
+    pub snapshot_resends: u64,
 }
 
 impl From<&RelayServerConfig> for NetsyncServerConfig {
@@ -329,6 +332,7 @@ pub extern "C" fn netsync_server_stats(
             lockstep_filled: s.relay.lockstep.filled,
             lockstep_desyncs: s.relay.lockstep.desyncs,
             scripted_elements: s.relay.scripted_elements as u64,
+            snapshot_resends: s.relay.snapshot_resends,
         };
         // SAFETY: checked for NULL.
         unsafe { out.write(stats) };

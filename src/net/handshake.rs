@@ -23,7 +23,7 @@ use crate::wire::{DecodeError, Reader, Writer};
 /// First bytes of every handshake datagram (laminar packets never start so).
 pub const MAGIC: [u8; 4] = *b"NSYN";
 /// Protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
 /// Client requests are padded to this size.
 pub const REQUEST_SIZE: usize = 64;
 /// Cookies are valid for the window they were made in and the next one.

@@ -101,6 +101,8 @@ pub struct RelayStats {
     pub rejected_limit: u64,
     pub snapshot_bytes: u64,
     pub snapshot_packets: u64,
+    /// Entity states sent again because a client reported their packet lost.
+    pub snapshot_resends: u64,
     pub claims_granted: u64,
     pub claims_refused: u64,
     /// Copies of claims already applied (claims are sent more than once).
@@ -190,7 +192,17 @@ struct Client {
     /// When its next snapshot is due ([`Relay::step`] spreads clients
     /// over the send interval).
     next_tick: f64,
+    /// Number of its next snapshot packet.
+    snapshot_seq: u16,
+    /// Its last snapshot packets: (seq, [(entity, version)]).
+    recent: VecDeque<(u16, Vec<(u64, u64)>)>,
 }
+
+/// Within this long (s), a state with the same send counter as the one
+/// stored is a repeat of it (the counter wraps after 256 sends).
+const REPEAT_WINDOW: f64 = 0.5;
+/// Snapshot packets remembered per client for loss reports.
+const RECENT_SNAPSHOTS: usize = 64;
 
 /// The relay's state.
 #[derive(Debug)]
@@ -222,6 +234,8 @@ pub struct Relay {
     displaced: Vec<u32>,
     /// When the once-per-interval work is next due ([`Relay::step`]).
     next_global: f64,
+    /// How far behind the relay's clock owners' states arrive.
+    owner_lateness: Lateness,
     keep_server_messages: bool,
     lockstep: LockstepMatch,
     scripted: ScriptedRegistry,
@@ -273,6 +287,7 @@ impl Relay {
             encoded: HashMap::new(),
             displaced: Vec::new(),
             next_global: 0.0,
+            owner_lateness: Lateness::default(),
             keep_server_messages: true,
             lockstep: LockstepMatch::new(config.lockstep, config.precision),
             scripted: ScriptedRegistry::default(),
@@ -400,9 +415,12 @@ impl Relay {
     /// clients it concerns: those that see the entity, its new holder and
     /// its former one. (Announcing every change to every client made a
     /// thousand clients joining cost a million messages.)
-    fn broadcast_rights(&mut self) {
+    fn broadcast_rights(&mut self, now: f64) {
         let changes: Vec<_> = self.rights.drain_changes().collect();
         for change in changes {
+            if change.holder.is_none() && change.previous.is_some() {
+                self.settle(change.entity, now);
+            }
             let payload = self.encode(&right_changed(change));
             self.repeats.retain(|r| r.entity != change.entity);
             let involved = [change.holder, change.previous];
@@ -416,6 +434,28 @@ impl Relay {
                 self.send(client, true, payload.clone());
             }
         }
+    }
+
+    /// A neutral object nobody holds any more (at rest, or its holder
+    /// left) stays where it was last seen, still: its stored state loses
+    /// its velocities and is stamped now, so that every viewer gets a
+    /// final state to hold instead of dead-reckoning the last one's
+    /// motion onward.
+    fn settle(&mut self, entity: u64, now: f64) {
+        let Some(e) = self.entities.get_mut(&entity) else {
+            return;
+        };
+        let still = Some(glam::Vec3::ZERO);
+        if e.update.velocity == still && e.update.angular_velocity == still {
+            return;
+        }
+        // Zero rather than none: a sample without velocities would have
+        // the viewer estimate them from the moving samples before it.
+        e.update.velocity = still;
+        e.update.angular_velocity = still;
+        e.server_time = e.server_time.max(now);
+        e.version = self.next_version;
+        self.next_version += 1;
     }
 
     /// Clients that see `entity`, and the `involved` ones still connected.
@@ -449,7 +489,7 @@ impl Relay {
         for entity in self.rights.client_left(client, now) {
             self.forget(entity, RemovalReason::OwnerLeft);
         }
-        self.broadcast_rights();
+        self.broadcast_rights(now);
         self.scripted.left(client);
         self.lockstep.leave(client, now);
         self.flush_side_channels();
@@ -511,13 +551,15 @@ impl Relay {
                     self.stats.rejected_stamp += 1;
                     return;
                 }
+                self.owner_lateness.observe(now - server_time);
                 for update in updates {
                     // Each state was true `age` before the message's stamp.
                     self.apply(client, server_time - update.age, update, now);
                 }
-                self.broadcast_rights();
+                self.broadcast_rights(now);
             }
             Message::KeepAlive | Message::AckRequest => {}
+            Message::SnapshotNack { first, count } => self.resend_lost(client, first, count),
             Message::Goodbye => {
                 log::info!(target: "netsync::relay", "client {client} said goodbye");
                 self.leave(client, now);
@@ -530,7 +572,7 @@ impl Relay {
                     _ => EntityKind::ServerOwned,
                 };
                 self.register(client, entity, kind, now);
-                self.broadcast_rights();
+                self.broadcast_rights(now);
             }
             Message::Unregister { entity } => match self.rights.unregister(client, entity) {
                 Ok(()) => self.forget(entity, RemovalReason::Unregistered),
@@ -554,13 +596,13 @@ impl Relay {
                     Ok(_) => self.stats.claims_granted += 1,
                     Err(r) => self.refuse(client, other, r.code()),
                 }
-                self.broadcast_rights();
+                self.broadcast_rights(now);
             }
             Message::AtRest { entity } => {
                 if let Err(r) = self.rights.at_rest(client, entity, now) {
                     self.refuse(client, entity, r.code());
                 }
-                self.broadcast_rights();
+                self.broadcast_rights(now);
             }
             Message::Session {
                 session,
@@ -825,7 +867,15 @@ impl Relay {
         let entity = update.entity;
         match self.rights.kind(entity) {
             None => {
-                // State for an unknown entity: its sender controls it.
+                // State for an unknown entity: its sender controls it, if
+                // it sends as a controller does before hearing its epoch
+                // (0). A claimant's optimistic state for an object whose
+                // registration has not reached us yet carries the epoch
+                // it aims at: it must not make the claimant its owner.
+                if update.epoch != 0 {
+                    self.stats.rejected_not_owner += 1;
+                    return;
+                }
                 self.register(client, entity, EntityKind::Controlled, now);
                 if !self.holds(client, entity) {
                     return;
@@ -857,7 +907,19 @@ impl Relay {
         let entity = update.entity;
         let version = self.next_version;
         match self.entities.get_mut(&entity) {
-            Some(e) if server_time <= e.server_time => return,
+            // A repeat (the owner sends sparse updates more than once)
+            // has the same send counter and epoch; its stamp, rebuilt
+            // from a quantized age, may differ by a rounding step. (A new
+            // holder counts from its own start, so its counter may equal
+            // the last holder's.)
+            Some(e)
+                if server_time <= e.server_time
+                    || (update.sequence == e.update.sequence
+                        && update.epoch == e.update.epoch
+                        && server_time - e.server_time < REPEAT_WINDOW) =>
+            {
+                return
+            }
             Some(e) => {
                 e.update = update;
                 e.server_time = server_time;
@@ -881,12 +943,18 @@ impl Relay {
     /// The embedded server moves a server-owned entity (declared on first use).
     pub fn server_set_state(
         &mut self,
-        update: EntityUpdate,
+        mut update: EntityUpdate,
         now: f64,
     ) -> Result<(), ServerCallError> {
         self.rights
             .register_server(update.entity)
             .map_err(|_| ServerCallError::NotServerOwned)?;
+        // Every call is a new state: count it as an owner's send would be
+        // counted, so it is not taken for a repeat of the last one.
+        update.sequence = self
+            .entities
+            .get(&update.entity)
+            .map_or(0, |e| e.update.sequence.wrapping_add(1));
         self.store_state(update, now);
         Ok(())
     }
@@ -1038,7 +1106,7 @@ impl Relay {
     /// send interval.
     fn global_tick(&mut self, now: f64) {
         self.rights.tick(now);
-        self.broadcast_rights();
+        self.broadcast_rights(now);
         let mut due = Vec::new();
         for r in self.repeats.iter_mut() {
             r.ticks += 1;
@@ -1183,7 +1251,17 @@ impl Relay {
         self.scratch
             .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut budget = self.config.budget_per_tick;
-        let mut packer = UpdatePacker::snapshot(now, self.config.mtu);
+        // Nothing new in view: an empty snapshot vouches that nothing
+        // changed, up to the time owners' states would have arrived by.
+        // Without it the gaps of send-on-change read as network delay,
+        // and the client's render delay grows to cover them.
+        let idle = self.scratch.is_empty() && !c.visible.is_empty();
+        let time = if idle {
+            now - self.owner_lateness.estimate()
+        } else {
+            now
+        };
+        let mut packer = UpdatePacker::snapshot(time, c.snapshot_seq, self.config.mtu);
         let mut sent_now: Vec<(u64, u64)> = Vec::new();
         let p = self.config.precision;
         for &(_, id) in &self.scratch {
@@ -1205,20 +1283,90 @@ impl Relay {
                 break;
             }
             budget -= encoded.len();
-            packer.push(encoded);
+            packer.push(id, encoded);
             sent_now.push((id, e.version));
         }
-        let packets = packer.finish();
+        let next_seq = packer.next_seq();
+        let packets = packer.finish(idle);
         if let Some(c) = self.clients.get_mut(&client) {
-            for (id, version) in sent_now {
+            for &(id, version) in &sent_now {
                 c.sent.insert(id, (version, now));
             }
+            c.snapshot_seq = packets.last().map_or(next_seq, |p| p.seq.wrapping_add(1));
+            // What each packet carried, for a client that reports it lost.
+            for p in &packets {
+                if c.recent.len() == RECENT_SNAPSHOTS {
+                    c.recent.pop_front();
+                }
+                let carried = p
+                    .tags
+                    .iter()
+                    .filter_map(|id| sent_now.iter().find(|s| s.0 == *id).copied())
+                    .collect();
+                c.recent.push_back((p.seq, carried));
+            }
         }
-        for payload in packets {
-            self.stats.snapshot_bytes += payload.len() as u64;
+        for p in packets {
+            self.stats.snapshot_bytes += p.bytes.len() as u64;
             self.stats.snapshot_packets += 1;
-            self.send(client, false, payload);
+            self.send(client, false, p.bytes);
         }
+    }
+
+    /// `client` never got snapshot packets `first .. first + count`: what
+    /// they carried goes again at its next tick, unless something newer
+    /// went since.
+    fn resend_lost(&mut self, client: u32, first: u16, count: u8) {
+        let Some(c) = self.clients.get_mut(&client) else {
+            return;
+        };
+        for k in 0..count.min(RECENT_SNAPSHOTS as u8) {
+            let seq = first.wrapping_add(k as u16);
+            let Some((_, carried)) = c.recent.iter().find(|r| r.0 == seq) else {
+                continue;
+            };
+            for &(entity, version) in carried {
+                if c.sent.get(&entity).is_some_and(|s| s.0 == version) {
+                    c.sent.remove(&entity);
+                    self.stats.snapshot_resends += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A high percentile of recent lateness samples (s): how long after its
+/// stamp an owner's state reaches the relay (path delay and clock error).
+#[derive(Debug, Default)]
+struct Lateness {
+    recent: VecDeque<f64>,
+    /// 95th percentile, refreshed every few samples.
+    p95: f64,
+    since_refresh: u32,
+}
+
+impl Lateness {
+    const KEEP: usize = 256;
+
+    fn observe(&mut self, lateness: f64) {
+        if !lateness.is_finite() {
+            return;
+        }
+        if self.recent.len() == Self::KEEP {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(lateness.max(0.0));
+        self.since_refresh += 1;
+        if self.since_refresh >= 32 || self.recent.len() < 32 {
+            self.since_refresh = 0;
+            let mut sorted: Vec<f64> = self.recent.iter().copied().collect();
+            sorted.sort_by(f64::total_cmp);
+            self.p95 = sorted[(sorted.len() - 1) * 95 / 100];
+        }
+    }
+
+    fn estimate(&self) -> f64 {
+        self.p95
     }
 }
 
@@ -1236,6 +1384,12 @@ mod tests {
     use crate::core::pose::Pose;
     use glam::{Quat, Vec3};
 
+    /// A distinct send counter per send time, as an owner's would be
+    /// (the relay drops a repeat of the same counter).
+    pub(super) fn send_counter(t: f64) -> u8 {
+        ((t * 100.0).round() as u64 % 256) as u8
+    }
+
     fn state(entities: &[u64], x: f32, t: f64) -> Vec<u8> {
         let updates = entities
             .iter()
@@ -1246,7 +1400,7 @@ mod tests {
                 angular_velocity: None,
                 teleport: false,
                 age: 0.0,
-                sequence: 0,
+                sequence: send_counter(t),
                 epoch: 0,
             })
             .collect();
@@ -1319,6 +1473,7 @@ mod tests {
         let Message::Snapshot {
             server_time,
             updates,
+            ..
         } = &snapshot.2
         else {
             panic!()
@@ -1514,6 +1669,7 @@ mod s2_tests {
     use super::*;
     use crate::core::pose::Pose;
     use glam::{Quat, Vec3};
+    use tests::send_counter;
 
     fn bytes(m: Message) -> Vec<u8> {
         m.to_bytes(&Precision::default()).unwrap()
@@ -1529,7 +1685,7 @@ mod s2_tests {
                 angular_velocity: None,
                 teleport: false,
                 age: 0.0,
-                sequence: 1,
+                sequence: send_counter(t),
                 epoch: 0,
             }],
         })

@@ -65,9 +65,10 @@ pub(crate) mod kind {
     pub const LOCKSTEP_SNAPSHOT_WANTED: u8 = 39;
     pub const LOCKSTEP_INPUTS: u8 = 40;
     pub const LOCKSTEP_RECENT: u8 = 41;
+    pub const SNAPSHOT_NACK: u8 = 42;
     /// The highest type byte in use.
     #[cfg(test)]
-    pub const LAST: u8 = 41;
+    pub const LAST: u8 = 42;
 }
 
 /// Why the relay refused a lockstep join (`LockstepRefused`).
@@ -160,7 +161,7 @@ pub struct LockstepStart {
     pub snapshot: bool,
 }
 
-/// Every message of protocol version 3.
+/// Every message of protocol version 4.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     /// Relay -> client after admission: who you are, the relay's clock
@@ -175,11 +176,19 @@ pub enum Message {
         next_global: u64,
     },
     /// Relay -> client: states at one server time (one frame may span
-    /// several packets with the same time).
+    /// several packets with the same time). `seq` counts this client's
+    /// snapshot packets (wrapping): a gap is a lost packet, which the
+    /// client reports with a `SnapshotNack`. With no updates, it says
+    /// nothing in view changed up to `server_time`.
     Snapshot {
         server_time: f64,
+        seq: u16,
         updates: Vec<EntityUpdate>,
     },
+    /// Client -> relay, unreliable: snapshot packets `first` .. `first +
+    /// count` never arrived; the relay sends their entities' newest states
+    /// again.
+    SnapshotNack { first: u16, count: u8 },
     /// Client -> relay: clock probe.
     Ping { sequence: u32, client_time: f64 },
     /// Relay -> client: the probe answered with the relay's clock.
@@ -448,22 +457,32 @@ impl Message {
             }
             Message::Snapshot {
                 server_time,
+                seq,
                 updates,
+            } => {
+                w.u8(kind::SNAPSHOT);
+                w.f64(*server_time);
+                w.u16(*seq);
+                write_u64(w, updates.len() as u64);
+                for u in updates {
+                    u.encode(w, p)?;
+                }
             }
-            | Message::OwnedState {
+            Message::OwnedState {
                 server_time,
                 updates,
             } => {
-                w.u8(if matches!(self, Message::Snapshot { .. }) {
-                    kind::SNAPSHOT
-                } else {
-                    kind::OWNED_STATE
-                });
+                w.u8(kind::OWNED_STATE);
                 w.f64(*server_time);
                 write_u64(w, updates.len() as u64);
                 for u in updates {
                     u.encode(w, p)?;
                 }
+            }
+            Message::SnapshotNack { first, count } => {
+                w.u8(kind::SNAPSHOT_NACK);
+                w.u16(*first);
+                w.u8(*count);
             }
             Message::Ping {
                 sequence,
@@ -798,6 +817,11 @@ impl Message {
             }
             k @ (kind::SNAPSHOT | kind::OWNED_STATE) => {
                 let server_time = r.f64("server time")?;
+                let seq = if k == kind::SNAPSHOT {
+                    r.u16("snapshot seq")?
+                } else {
+                    0
+                };
                 let max = (r.remaining() / MIN_UPDATE_BYTES) as u64;
                 let count = read_bounded(&mut r, "update count", max)? as usize;
                 let mut updates = Vec::with_capacity(count);
@@ -807,6 +831,7 @@ impl Message {
                 if k == kind::SNAPSHOT {
                     Message::Snapshot {
                         server_time,
+                        seq,
                         updates,
                     }
                 } else {
@@ -833,6 +858,10 @@ impl Message {
                 })?,
             },
             kind::KEEP_ALIVE => Message::KeepAlive,
+            kind::SNAPSHOT_NACK => Message::SnapshotNack {
+                first: r.u16("first")?,
+                count: r.u8("count")?,
+            },
             kind::ACK_REQUEST => Message::AckRequest,
             kind::GOODBYE => Message::Goodbye,
             kind::REGISTER => {
@@ -1094,7 +1123,12 @@ mod tests {
             },
             Message::Snapshot {
                 server_time: 99.25,
+                seq: 65_535,
                 updates: (0..20).map(|i| update(i * 1000, i % 2 == 0)).collect(),
+            },
+            Message::SnapshotNack {
+                first: 65_534,
+                count: 3,
             },
             Message::OwnedState {
                 server_time: 3.5,
@@ -1282,7 +1316,15 @@ mod tests {
             m.encode(&mut w, &p).unwrap();
             let back = Message::decode(&w.bytes, &p).unwrap();
             match (&m, &back) {
-                (Message::Snapshot { updates: a, .. }, Message::Snapshot { updates: b, .. }) => {
+                (
+                    Message::Snapshot {
+                        updates: a, seq: s, ..
+                    },
+                    Message::Snapshot {
+                        updates: b, seq: t, ..
+                    },
+                ) => {
+                    assert_eq!(s, t);
                     for (x, y) in a.iter().zip(b) {
                         assert_eq!(x.entity, y.entity);
                         assert!(x.pose.position.distance(y.pose.position) < 0.001);
@@ -1306,24 +1348,46 @@ mod tests {
         for i in 0..20 {
             let mut w = Writer::new();
             update(i, true).encode(&mut w, &p).unwrap();
-            packer.push(&w.bytes);
+            packer.push(i, &w.bytes);
         }
-        let messages = packer.finish();
+        let messages = packer.finish(false);
         assert!(messages.len() > 1);
         let mut seen = 0;
         for m in &messages {
-            assert!(m.len() <= 120, "{}", m.len());
+            assert!(m.bytes.len() <= 120, "{}", m.bytes.len());
             let Message::OwnedState {
                 updates,
                 server_time,
-            } = Message::decode(m, &p).unwrap()
+            } = Message::decode(&m.bytes, &p).unwrap()
             else {
                 panic!()
             };
             assert_eq!(server_time, 5.0);
+            let ids: Vec<u64> = updates.iter().map(|u| u.entity).collect();
+            assert_eq!(ids, m.tags);
             seen += updates.len();
         }
         assert_eq!(seen, 20);
+        // Snapshots are numbered on, and an empty one can be asked for.
+        let mut packer = UpdatePacker::snapshot(7.0, 65_535, 120);
+        for i in 0..20 {
+            let mut w = Writer::new();
+            update(i, true).encode(&mut w, &p).unwrap();
+            packer.push(i, &w.bytes);
+        }
+        let seqs: Vec<u16> = packer.finish(true).iter().map(|m| m.seq).collect();
+        assert_eq!(seqs[..3], [65_535, 0, 1]);
+        let empty = UpdatePacker::snapshot(7.0, 9, 120).finish(true);
+        assert_eq!(empty.len(), 1);
+        assert_eq!(
+            Message::decode(&empty[0].bytes, &p).unwrap(),
+            Message::Snapshot {
+                server_time: 7.0,
+                seq: 9,
+                updates: vec![]
+            }
+        );
+        assert!(UpdatePacker::snapshot(7.0, 9, 120).finish(false).is_empty());
     }
 
     #[test]

@@ -146,8 +146,18 @@ impl EntityUpdate {
 }
 
 /// Bytes of a Snapshot or OwnedState message before its updates: type,
-/// time and a count of up to three varint bytes.
-pub const UPDATES_HEADER: usize = 1 + 8 + 3;
+/// time, a snapshot's sequence number and a count of up to three varint
+/// bytes.
+pub const UPDATES_HEADER: usize = 1 + 8 + 2 + 3;
+
+/// One message the packer built: its bytes, and for snapshots its
+/// sequence number and the tags (entity ids) of what it carries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packed {
+    pub bytes: Vec<u8>,
+    pub seq: u16,
+    pub tags: Vec<u64>,
+}
 
 /// Packs already-encoded entity updates into Snapshot or OwnedState
 /// messages of at most `mtu` bytes each, without encoding anything twice.
@@ -156,59 +166,86 @@ pub struct UpdatePacker {
     kind: u8,
     time: f64,
     mtu: usize,
+    /// Snapshots: the next message's sequence number.
+    seq: Option<u16>,
     body: Vec<u8>,
-    count: usize,
-    out: Vec<Vec<u8>>,
+    tags: Vec<u64>,
+    out: Vec<Packed>,
 }
 
 impl UpdatePacker {
-    /// Relay -> client snapshots stamped `time`.
-    pub fn snapshot(time: f64, mtu: usize) -> Self {
-        Self::new(kind::SNAPSHOT, time, mtu)
+    /// Relay -> client snapshots stamped `time`, numbered from `first_seq`.
+    pub fn snapshot(time: f64, first_seq: u16, mtu: usize) -> Self {
+        Self::new(kind::SNAPSHOT, time, Some(first_seq), mtu)
     }
 
     /// Client -> relay owned state stamped `time`.
     pub fn owned_state(time: f64, mtu: usize) -> Self {
-        Self::new(kind::OWNED_STATE, time, mtu)
+        Self::new(kind::OWNED_STATE, time, None, mtu)
     }
 
-    fn new(kind: u8, time: f64, mtu: usize) -> Self {
+    fn new(kind: u8, time: f64, seq: Option<u16>, mtu: usize) -> Self {
         UpdatePacker {
             kind,
             time,
             mtu,
+            seq,
             body: Vec::new(),
-            count: 0,
+            tags: Vec::new(),
             out: Vec::new(),
         }
     }
 
-    /// Adds one encoded update, starting a new message when it would not fit.
-    pub fn push(&mut self, encoded: &[u8]) {
-        if self.count > 0 && UPDATES_HEADER + self.body.len() + encoded.len() > self.mtu {
+    /// Adds one encoded update (of entity `tag`), starting a new message
+    /// when it would not fit.
+    pub fn push(&mut self, tag: u64, encoded: &[u8]) {
+        if !self.tags.is_empty() && UPDATES_HEADER + self.body.len() + encoded.len() > self.mtu {
             self.flush();
         }
         self.body.extend_from_slice(encoded);
-        self.count += 1;
+        self.tags.push(tag);
     }
 
-    fn flush(&mut self) {
-        if self.count == 0 {
-            return;
-        }
+    /// The sequence number the next snapshot would get.
+    pub fn next_seq(&self) -> u16 {
+        self.seq.unwrap_or(0)
+    }
+
+    /// Closes the current message (an empty snapshot too: it vouches that
+    /// nothing changed).
+    fn close(&mut self) {
         let mut w = Writer::with(Vec::with_capacity(UPDATES_HEADER + self.body.len()));
         w.u8(self.kind);
         w.f64(self.time);
-        write_u64(&mut w, self.count as u64);
+        let seq = self.seq.unwrap_or(0);
+        if let Some(next) = self.seq.as_mut() {
+            w.u16(*next);
+            *next = next.wrapping_add(1);
+        }
+        write_u64(&mut w, self.tags.len() as u64);
         w.bytes(&self.body);
-        self.out.push(w.bytes);
+        self.out.push(Packed {
+            bytes: w.bytes,
+            seq,
+            tags: std::mem::take(&mut self.tags),
+        });
         self.body.clear();
-        self.count = 0;
     }
 
-    /// The messages, in order.
-    pub fn finish(mut self) -> Vec<Vec<u8>> {
-        self.flush();
+    fn flush(&mut self) {
+        if !self.tags.is_empty() {
+            self.close();
+        }
+    }
+
+    /// The messages, in order; `empty_too` closes an empty message when
+    /// nothing was pushed (a snapshot that says nothing changed).
+    pub fn finish(mut self, empty_too: bool) -> Vec<Packed> {
+        if self.out.is_empty() && self.tags.is_empty() && empty_too {
+            self.close();
+        } else {
+            self.flush();
+        }
         self.out
     }
 }

@@ -127,7 +127,7 @@ impl AreaScene {
                         teleport: false,
                         age: 0.0,
                         sequence: (t * self.rate) as u8,
-                        epoch: 1,
+                        epoch: 0,
                     }],
                 }));
             }

@@ -24,11 +24,25 @@ pub use render_clock::{BufferedClock, Ema, LiteralClock, SlewedClock};
 pub use track::shown_flags;
 
 use crate::core::pose::{Pose, Sample};
-use track::{Inserted, ReadContext, Track};
+use track::{Inserted, ReadContext, Track, LOSS_HOLES};
 
 /// Most a sample's own time may differ from its frame's (relayed frames
 /// mix owners whose states were true at different times).
 pub const MAX_SAMPLE_SKEW: f64 = 10.0;
+/// Longest gap in one entity's stream the adaptive delay covers, in
+/// frame intervals.
+const LOSS_GAP_FRAMES: f64 = 3.0;
+
+/// Whether an entity moved between two of its samples (or was moving):
+/// only then is a gap in its stream worth covering with delay.
+fn moved(before: &Sample, after: &Sample) -> bool {
+    const SPEED: f32 = 0.05; // m/s
+    const SPIN: f32 = 0.05; // rad/s
+    const DISTANCE: f32 = 0.01; // m
+    before.velocity.length() > SPEED
+        || before.angular_velocity.length() > SPIN
+        || before.pose.position.distance(after.pose.position) > DISTANCE
+}
 
 /// One entity's pose for this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,7 +135,9 @@ fn validate(sample: &Sample) -> Result<(), &'static str> {
     if !sample.velocity.is_finite() || !sample.angular_velocity.is_finite() {
         return Err("velocity is not finite");
     }
-    if sample.flags.0 & !crate::core::pose::SampleFlags::ALL != 0 {
+    // NEW_SOURCE comes from the network client (a new holder's state).
+    use crate::core::pose::SampleFlags;
+    if sample.flags.0 & !(SampleFlags::ALL | SampleFlags::NEW_SOURCE) != 0 {
         return Err("unknown flag bits");
     }
     Ok(())
@@ -139,6 +155,10 @@ pub struct Timeline {
     literal_clock: LiteralClock,
     buffered_clock: BufferedClock,
     newest_frame: Option<f64>,
+    /// Newest frame times before recent losses ([`Timeline::note_loss`]),
+    /// and the client times they are repaired by.
+    holes: [f64; LOSS_HOLES],
+    hole_ends: [f64; LOSS_HOLES],
     frame_interval: Option<f64>,
     /// `server - client` from a better source (ping/pong), when known.
     external_offset: Option<f64>,
@@ -165,6 +185,8 @@ impl Timeline {
                 config.buffered_time_scale,
             ),
             newest_frame: None,
+            holes: [f64::NEG_INFINITY; LOSS_HOLES],
+            hole_ends: [f64::NEG_INFINITY; LOSS_HOLES],
             frame_interval: None,
             external_offset: None,
             last_tick: None,
@@ -316,9 +338,24 @@ impl Timeline {
             mode,
             render,
             coverage: self.newest_frame.unwrap_or(f64::NEG_INFINITY),
+            holes: self.holes,
             frame_interval: self.frame_interval.unwrap_or(0.0),
             max_extrapolation: self.config.max_extrapolation,
             hold_ease: self.config.hold_ease,
+        }
+    }
+
+    /// Frames were lost after the newest one so far: for entities with no
+    /// newer sample, nothing is vouched for past it (the lost frames may
+    /// have changed them) until client time `repaired_by`, when the
+    /// sender will have sent what they carried again. The network client
+    /// calls it when snapshot numbers skip (and asks for the resend).
+    pub fn note_loss(&mut self, repaired_by: f64) {
+        if let Some(newest) = self.newest_frame {
+            self.holes.rotate_left(1);
+            self.hole_ends.rotate_left(1);
+            self.holes[LOSS_HOLES - 1] = newest;
+            self.hole_ends[LOSS_HOLES - 1] = repaired_by;
         }
     }
 
@@ -465,7 +502,7 @@ impl Timeline {
         let ctx = last_render.map(|r| self.context(mode, r));
         let max_samples = self.config.max_samples_per_entity;
         let track = &mut self.tracks[i];
-        let previous_newest = track.newest().map(|s| s.server_time);
+        let previous_newest = track.newest().copied();
         let before = match (&ctx, track.is_empty()) {
             (Some(c), false) => Some(track.read(c).0),
             _ => None,
@@ -482,9 +519,18 @@ impl Timeline {
                     track.fold_correction(before, after, self.config.snap_distance);
                 }
                 if outcome == Inserted::Newest && sample.flags.after_gap() {
-                    // A loss on this entity's own stream: the delay must
-                    // also cover gaps like this one to interpolate across.
-                    if let Some(previous) = previous_newest {
+                    // A loss on this entity's own stream: the delay may
+                    // cover short gaps like this one, to interpolate across
+                    // them, if the entity moves (a resting one loses
+                    // nothing worth waiting for). Long ones are left to
+                    // dead reckoning: the sender's updates are sparse on
+                    // purpose, and one lost in seconds must not add
+                    // seconds of delay for everything.
+                    if let Some(previous) = previous_newest.filter(|p| moved(p, &sample)) {
+                        let interval = self.frame_interval.unwrap_or(0.05).max(0.01);
+                        let previous = previous
+                            .server_time
+                            .max(sample.server_time - LOSS_GAP_FRAMES * interval);
                         self.delay.on_frame(now, previous);
                         self.delay.recompute(clock_offset);
                         self.stats.sample_gaps += 1;
@@ -523,6 +569,11 @@ impl Timeline {
         self.advance_clocks(now, offset);
 
         let config = self.config;
+        for (hole, end) in self.holes.iter_mut().zip(self.hole_ends) {
+            if end <= now {
+                *hole = f64::NEG_INFINITY;
+            }
+        }
         let contexts = Mode::ALL.map(|m| self.context(m, self.render[m.index()]));
         for (i, track) in self.tracks.iter_mut().enumerate() {
             let mode = track.mode.unwrap_or(config.mode);

@@ -183,6 +183,31 @@ fn entities_left_out_of_frames_follow_dead_reckoning() {
     let mut out = Vec::new();
     let v = Vec3::new(1.0, 0.0, 0.0);
     // Entity 1 sent once (its prediction holds); entity 2 every frame.
+    let mut shown_at = |until: usize, out: &mut Vec<Shown>| {
+        for i in 0..until {
+            let st = i as f64 / HZ;
+            let mut samples = vec![(2, moving(st, v))];
+            if i == 0 {
+                samples.push((1, moving(st, v)));
+            }
+            tl.push_frame(st + 0.02, st, &samples).unwrap();
+            tl.tick(st + 0.03, out).unwrap();
+        }
+    };
+    shown_at(40, &mut out); // 2 s of silence: dead reckoning, not flagged
+    let one = out.iter().find(|s| s.entity == 1).unwrap();
+    let two = out.iter().find(|s| s.entity == 2).unwrap();
+    assert_eq!(one.flags & shown_flags::EXTRAPOLATED, 0);
+    assert!(one.pose.position.distance(two.pose.position) < 1e-3);
+}
+
+#[test]
+fn an_entity_silent_past_any_heartbeat_is_held_not_carried_on() {
+    let mut tl = Timeline::new(TimelineConfig::default()).unwrap();
+    let mut out = Vec::new();
+    let v = Vec3::new(1.0, 0.0, 0.0);
+    // Entity 1 sent once, then nobody moves it (its holder let go); the
+    // frames keep coming because entity 2 moves.
     for i in 0..200 {
         let st = i as f64 / HZ;
         let mut samples = vec![(2, moving(st, v))];
@@ -193,9 +218,14 @@ fn entities_left_out_of_frames_follow_dead_reckoning() {
         tl.tick(st + 0.03, &mut out).unwrap();
     }
     let one = out.iter().find(|s| s.entity == 1).unwrap();
-    let two = out.iter().find(|s| s.entity == 2).unwrap();
-    assert_eq!(one.flags & shown_flags::EXTRAPOLATED, 0);
-    assert!(one.pose.position.distance(two.pose.position) < 1e-3);
+    assert_eq!(
+        one.flags & shown_flags::HELD,
+        shown_flags::HELD,
+        "{:?}",
+        one.flags
+    );
+    // Carried on at most about 2.5 s + the cap and the ease, not 10 s.
+    assert!(one.pose.position.x < 3.2, "{}", one.pose.position.x);
 }
 
 #[test]

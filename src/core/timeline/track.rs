@@ -27,6 +27,15 @@ pub mod shown_flags {
 }
 use shown_flags::*;
 
+/// Longest a silent entity is dead-reckoned under frames that vouch for
+/// it (s): the send filter's heartbeat (1 s by default) with room for one
+/// lost heartbeat. Past it the usual extrapolation cap and hold apply.
+const MAX_COVERED: f64 = 2.5;
+/// Recent losses remembered for coverage ([`ReadContext::holes`]).
+pub(crate) const LOSS_HOLES: usize = 4;
+/// Time constant of the slowest blend-out of a correction (s).
+const MAX_BLEND_SECONDS: f32 = 0.5;
+
 /// What reading a pose needs to know besides the samples.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadContext {
@@ -35,6 +44,10 @@ pub(crate) struct ReadContext {
     /// Newest frame server time: the sender vouches for dead reckoning of an
     /// entity without a newer sample up to here.
     pub coverage: f64,
+    /// Newest frame times before detected losses, oldest first (negative
+    /// infinity when unused): an entity's coverage stops at the first one
+    /// after its newest sample.
+    pub holes: [f64; LOSS_HOLES],
     /// Estimated frame interval, 0 when unknown.
     pub frame_interval: f64,
     pub max_extrapolation: f64,
@@ -216,7 +229,18 @@ impl Track {
             }
             Mode::Buffered => (newest.pose, if r > c.coverage { HELD } else { 0 }),
             _ => {
-                let covered = (c.coverage - newest.server_time).max(0.0);
+                // Frames since the newest sample vouch that the sender saw
+                // no need to send (its dead reckoning held), but only for
+                // so long: a sender that holds an object sends at least a
+                // heartbeat, so longer silence means nobody moves it.
+                let vouched = c
+                    .holes
+                    .iter()
+                    .copied()
+                    .find(|&h| h >= newest.server_time)
+                    .unwrap_or(c.coverage)
+                    .min(c.coverage);
+                let covered = (vouched - newest.server_time).clamp(0.0, MAX_COVERED);
                 let (effective, flags) = if tau <= covered {
                     (tau, 0)
                 } else {
@@ -249,8 +273,11 @@ impl Track {
             let k = 1.0 - (-dt / config.blend_time).exp() as f32;
             let mut step = self.offset_position * k;
             // Never move the correction faster than the object itself moves, so
-            // that blending out can never look like a jump.
-            let limit = (self.max_speed * 0.5).max(0.05) * dt as f32;
+            // that blending out can never look like a jump; but a large
+            // correction on a slow object (a refused claim that pushed it
+            // here, say) still goes within a second or two.
+            let floor = self.offset_position.length() / MAX_BLEND_SECONDS;
+            let limit = (self.max_speed * 0.5).max(0.05).max(floor) * dt as f32;
             if step.length() > limit {
                 step = step.normalize() * limit;
             }

@@ -373,7 +373,7 @@ namespace Netsync.Native
         ///  working); while the major is 0, a minor may also change struct
         ///  layouts, so bindings require exactly the minor they were made for.
         /// </summary>
-        public const uint NETSYNC_ABI_VERSION_MINOR = 5;
+        public const uint NETSYNC_ABI_VERSION_MINOR = 6;
 
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -1172,6 +1172,15 @@ namespace Netsync.Native
         ///  Scripted elements known (started or not).
         /// </summary>
         public ulong scripted_elements;
+        /// <summary>
+        ///  Snapshot packets that never arrived (each one asked for again).
+        /// </summary>
+        public ulong snapshots_lost;
+        /// <summary>
+        ///  Sparse owned states sent a second or third time so one lost
+        ///  datagram does not hide a stop or a turn.
+        /// </summary>
+        public ulong states_repeated;
     }
 
     /// <summary>
@@ -1588,6 +1597,11 @@ namespace Netsync.Native
         ///  Scripted elements alive on the relay.
         /// </summary>
         public ulong scripted_elements;
+        /// <summary>
+        ///  Entity states sent again because a client reported the snapshot
+        ///  packet that carried them lost.
+        /// </summary>
+        public ulong snapshot_resends;
     }
 
     /// <summary>
