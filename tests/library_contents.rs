@@ -41,8 +41,16 @@ fn exports_only_the_netsync_prefix() {
     assert!(foreign.is_empty(), "unexpected exports: {foreign:?}");
 }
 
-/// Crates behind the `cli` feature (and later the demo's physics and plots).
-const CLI_ONLY_CRATES: &[&str] = &["lexopt", "ctrlc"];
+/// Crates behind the `cli` feature: arguments, Ctrl-C, and the demo's
+/// physics, plots and JSON report.
+const CLI_ONLY_CRATES: &[&str] = &[
+    "lexopt",
+    "ctrlc",
+    "rapier3d",
+    "parry3d",
+    "plotters",
+    "serde_json",
+];
 
 #[test]
 fn links_no_cli_only_crate() {

@@ -1,6 +1,7 @@
 //! The `netsync` command-line program: tools around the library.
 
 mod args;
+mod demo;
 mod netsim;
 mod quality;
 mod relay;
@@ -15,6 +16,8 @@ USAGE:
     netsync <COMMAND> [OPTIONS]
 
 COMMANDS:
+    demo       A multiplayer physics match on a bad network, with a report
+               and plots (see `netsync demo --help`)
     relay      Run the relay server (see `netsync relay --help`)
     netsim     UDP proxy that puts traffic through a network profile
     quality    Interpolation quality benchmark: every mode on every network
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
     let command = args.next().and_then(|a| a.into_string().ok());
     let rest: Vec<_> = args.collect();
     let result = match command.as_deref() {
+        Some("demo") => demo::run(rest),
         Some("quality") => quality::run(rest),
         Some("relay") => relay::run(rest),
         Some("netsim") => netsim::run(rest),
