@@ -31,12 +31,15 @@ fn package() -> PathBuf {
 
 /// The folder holding the library `cargo build --lib` made: the same
 /// target directory cargo uses for this test.
+/// Where cargo put libnetsync.so: the profile folder above this test's own
+/// executable (`<target>/debug/deps/csharp-*`), however the target folder
+/// is configured (CARGO_TARGET_DIR, build.target-dir).
 fn library_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|p| if p.is_relative() { root().join(p) } else { p })
-        .unwrap_or_else(|| root().join("target"));
-    target.join("debug")
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test executable under <target>/<profile>/deps")
+        .to_path_buf()
 }
 
 fn cs_files(dir: &Path) -> Vec<PathBuf> {
