@@ -193,9 +193,14 @@ pub(crate) enum FromNetwork {
         server_time: f64,
         /// (entity, sample, owner's send counter, send-right epoch)
         samples: Vec<(u64, Sample, u8, u32)>,
-        /// Snapshot packets before this one never arrived: what they said
-        /// is unknown (the relay has been asked to send it again).
-        after_loss: bool,
+        /// Snapshot packets before this one never arrived, the first of
+        /// them numbered so: what they said is unknown (the relay has been
+        /// asked to send it again).
+        after_loss: Option<u16>,
+    },
+    /// The loss reported from snapshot packet `first` on is repaired.
+    LossRepaired {
+        first: u16,
     },
     Removed {
         entity: u64,

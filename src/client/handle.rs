@@ -151,6 +151,19 @@ pub struct ClientStats {
     pub scripted_elements: usize,
 }
 
+/// Least time between two local states of a held object put into its
+/// track (s): as often as states are usually sent.
+const LOCAL_RECORD_INTERVAL: f64 = 1.0 / 30.0;
+
+/// The state the engine last set for an entity it simulates.
+#[derive(Clone, Copy, Debug)]
+struct LocalState {
+    sample: Sample,
+    local_time: f64,
+    /// Already put into the entity's track.
+    recorded: bool,
+}
+
 /// A client of a relay.
 pub struct Client {
     to_network: Sender<ToNetwork>,
@@ -184,9 +197,10 @@ pub struct Client {
     claims: HashMap<u64, u32>,
     /// Neutral objects the relay says this client holds.
     held: HashSet<u64>,
-    /// The last pose the engine set per entity it simulates (to blend from
-    /// when the right moves away).
-    last_local: HashMap<u64, crate::core::pose::Pose>,
+    /// The last state the engine set per entity it simulates, its local
+    /// clock time, and whether the timeline has it yet (to blend from when
+    /// the right moves away).
+    last_local: HashMap<u64, LocalState>,
     /// Components registered here, and whether each is synced.
     components: HashMap<(u64, u32), bool>,
     /// Commands and component states for the game, in arrival order.
@@ -561,7 +575,14 @@ impl Client {
             ));
         }
         let local_time = self.clock.now();
-        self.last_local.insert(entity, sample.pose);
+        self.last_local.insert(
+            entity,
+            LocalState {
+                sample,
+                local_time,
+                recorded: false,
+            },
+        );
         let _ = self.to_network.send(ToNetwork::OwnedState {
             entity,
             sample,
@@ -584,12 +605,14 @@ impl Client {
                     samples,
                     after_loss,
                 } => {
-                    if after_loss {
+                    if let Some(first) = after_loss {
                         // What the lost packets said is unknown: nothing
                         // is vouched for past the last frame before them,
-                        // until the relay's resend can have arrived.
+                        // until the relay says it sent it again (or, if
+                        // that word is lost too, until it must have).
                         let rtt = self.network_stats().clock.rtt.clamp(0.0, 2.0);
-                        self.timeline.note_loss(now + 1.5 * rtt + 0.05);
+                        self.timeline
+                            .note_loss(u64::from(first), now + 2.0 * rtt + 0.1);
                     }
                     let mut remote: Vec<(u64, Sample)> = Vec::with_capacity(samples.len());
                     for (entity, mut sample, sequence, epoch) in samples {
@@ -635,6 +658,9 @@ impl Client {
                     if let Err(e) = self.timeline.push_frame(at, vouched, &remote) {
                         log::debug!(target: "netsync::client", "frame dropped: {e}");
                     }
+                }
+                FromNetwork::LossRepaired { first } => {
+                    self.timeline.loss_repaired(u64::from(first))
                 }
                 FromNetwork::Removed { entity, reason } => {
                     self.sequences.remove(&entity);
@@ -770,13 +796,37 @@ impl Client {
         }
     }
 
+    /// The states of neutral objects simulated here go into their tracks
+    /// (at most one per [`LOCAL_RECORD_INTERVAL`]), so that when the right moves away
+    /// the track continues from this simulation's recent past, not from
+    /// before this client took the object. `clock_offset`: server minus
+    /// local clock.
+    fn record_held(&mut self, clock_offset: f64) {
+        for (&entity, local) in self.last_local.iter_mut() {
+            if local.recorded || !self.held.contains(&entity) {
+                continue;
+            }
+            let t = local.local_time + clock_offset;
+            let due = self
+                .timeline
+                .newest_time(entity)
+                .is_none_or(|newest| t - newest >= LOCAL_RECORD_INTERVAL);
+            if due {
+                let mut sample = local.sample;
+                sample.server_time = t;
+                let _ = self.timeline.record_local(entity, sample);
+                local.recorded = true;
+            }
+        }
+    }
+
     /// Stops simulating `entity` here: no more sends, and the shown pose
     /// starts from where the engine last had it, blending into the remote
     /// state instead of jumping.
     fn give_back(&mut self, entity: u64) {
         let _ = self.to_network.send(ToNetwork::Forget { entity });
-        if let Some(pose) = self.last_local.remove(&entity) {
-            self.timeline.start_from(entity, pose);
+        if let Some(local) = self.last_local.remove(&entity) {
+            self.timeline.start_from(entity, local.sample.pose);
         }
     }
 
@@ -817,6 +867,9 @@ impl Client {
             }
         }
         self.update_rates(now, &stats);
+        if stats.clock.known {
+            self.record_held(stats.clock.offset);
+        }
         let mut shown = self.tick_timeline(now, &mut visit)?;
         // Scripted elements (S5): computed at the estimated server time
         // now, in the same batch.

@@ -37,6 +37,8 @@ const FULL_RETRY: f64 = 2.0;
 const SPARSE_TICKS: u64 = 2;
 /// Send ticks after a sparse update at which it goes again.
 const REPEAT_AFTER_TICKS: [u64; 2] = [1, 3];
+/// Loss repairs the relay announced that wait for their packets.
+const MAX_PENDING_REPAIRS: usize = 16;
 /// Copies of the goodbye (it is unreliable; one of them should arrive).
 const GOODBYE_COPIES: usize = 3;
 
@@ -193,6 +195,8 @@ pub struct ClientDriver {
     last_global: u64,
     /// The next snapshot number expected from the relay.
     next_snapshot: Option<u16>,
+    /// Repairs the relay announced: (first lost packet, last repair packet).
+    repairs: Vec<(u16, u16)>,
     /// Owned-state send ticks so far, the tick each entity was last sent
     /// at, and sparse updates still to repeat: (update, stamp, tick sent).
     send_tick: u64,
@@ -356,6 +360,7 @@ impl ClientDriver {
             relay_instance: 0,
             last_global: 0,
             next_snapshot: None,
+            repairs: Vec::new(),
             send_tick: 0,
             last_send_tick: HashMap::new(),
             repeats: HashMap::new(),
@@ -567,7 +572,9 @@ impl ClientDriver {
                     self.pending_reliable.push(claim);
                 }
                 Ok(ToNetwork::AtRest { entity }) => {
-                    self.pending_reliable.push(Message::AtRest { entity });
+                    let epoch = self.epochs.get(&entity).copied().unwrap_or(0);
+                    self.pending_reliable
+                        .push(Message::AtRest { entity, epoch });
                 }
                 Ok(ToNetwork::LockstepJoin) => {
                     self.lockstep.joined = true;
@@ -696,18 +703,19 @@ impl ClientDriver {
     /// Notes snapshot packet `seq`; true when packets before it are missing,
     /// which are then reported to the relay (it sends their entities
     /// again). A late one (reordered) is no loss.
-    fn snapshot_arrived(&mut self, seq: u16) -> bool {
+    fn snapshot_arrived(&mut self, seq: u16) -> Option<u16> {
         let Some(expected) = self.next_snapshot else {
             self.next_snapshot = Some(seq.wrapping_add(1));
-            return false;
+            return None;
         };
         let ahead = seq.wrapping_sub(expected);
         if ahead >= 0x8000 {
-            return false; // older than expected: arrived out of order
+            return None; // older than expected: arrived out of order
         }
         self.next_snapshot = Some(seq.wrapping_add(1));
+        self.release_repairs();
         if ahead == 0 {
-            return false;
+            return None;
         }
         self.stats.snapshots_lost += ahead as u64;
         let nack = Message::SnapshotNack {
@@ -715,7 +723,33 @@ impl ClientDriver {
             count: ahead.min(u8::MAX as u16) as u8,
         };
         self.pending_unreliable.push(nack);
-        true
+        Some(expected)
+    }
+
+    /// The relay says the loss reported from packet `first` on is
+    /// repaired in packets up to `through`: once those have come (or been
+    /// reported lost in turn), the timeline may vouch again.
+    fn repaired(&mut self, first: u16, through: u16) {
+        if self.repairs.len() == MAX_PENDING_REPAIRS {
+            self.repairs.remove(0);
+        }
+        self.repairs.push((first, through));
+        self.release_repairs();
+    }
+
+    fn release_repairs(&mut self) {
+        let Some(next) = self.next_snapshot else {
+            return;
+        };
+        let link = &self.link;
+        self.repairs.retain(|&(first, through)| {
+            // `through` is before the next expected packet (wrapping).
+            let passed = next.wrapping_sub(through.wrapping_add(1)) < 0x8000;
+            if passed {
+                let _ = link.to_engine.send(FromNetwork::LossRepaired { first });
+            }
+            !passed
+        });
     }
 
     /// Polls laminar and handles what arrived; true when the relay was lost.
@@ -847,6 +881,7 @@ impl ClientDriver {
         self.pending_unreliable.clear();
         // A new connection numbers its snapshots afresh.
         self.next_snapshot = None;
+        self.repairs.clear();
         self.claim_repeats.clear();
         self.lockstep.started = false;
         self.lockstep.recent.clear();
@@ -1112,6 +1147,7 @@ impl ClientDriver {
                 }
                 self.stats.commands_acked = self.stats.commands_acked.max(seq);
             }
+            Message::SnapshotRepaired { first, through } => self.repaired(first, through),
             Message::KeepAlive
             | Message::AckRequest
             | Message::Goodbye

@@ -16,7 +16,7 @@ use super::commands::{Admit, GlobalLog, Sessions};
 use super::interest::{Cell, InterestIndex};
 use super::lockstep::{LockstepConfig, LockstepMatch, LockstepStats};
 use super::scripted::{RegistryError, ScriptedRegistry};
-use super::send_rights::{EntityKind, RightsConfig, SendRights};
+use super::send_rights::{EntityKind, Refusal, RightsConfig, SendRights};
 use super::seq_window::SeqWindow;
 use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::scripted::Spawn;
@@ -105,6 +105,8 @@ pub struct RelayStats {
     pub snapshot_resends: u64,
     pub claims_granted: u64,
     pub claims_refused: u64,
+    /// Rest reports from an earlier holding that arrived late (ignored).
+    pub stale_rest_reports: u64,
     /// Copies of claims already applied (claims are sent more than once).
     pub claims_repeated: u64,
     /// Commands applied (global and component).
@@ -196,6 +198,9 @@ struct Client {
     snapshot_seq: u16,
     /// Its last snapshot packets: (seq, [(entity, version)]).
     recent: VecDeque<(u16, Vec<(u64, u64)>)>,
+    /// Losses it reported that are being repaired: (first lost packet,
+    /// entities to send again).
+    repairs: Vec<(u16, Vec<u64>)>,
 }
 
 /// Within this long (s), a state with the same send counter as the one
@@ -203,6 +208,9 @@ struct Client {
 const REPEAT_WINDOW: f64 = 0.5;
 /// Snapshot packets remembered per client for loss reports.
 const RECENT_SNAPSHOTS: usize = 64;
+/// Loss reports per client being repaired at once (more: the oldest is
+/// dropped, and the client falls back on its timeout).
+const MAX_REPAIRS: usize = 8;
 
 /// The relay's state.
 #[derive(Debug)]
@@ -598,11 +606,16 @@ impl Relay {
                 }
                 self.broadcast_rights(now);
             }
-            Message::AtRest { entity } => {
-                if let Err(r) = self.rights.at_rest(client, entity, now) {
-                    self.refuse(client, entity, r.code());
+            Message::AtRest { entity, epoch } => {
+                match self.rights.at_rest(client, entity, epoch, now) {
+                    // A late report from an earlier holding: the sender holds
+                    // it again (or will hear it lost); nothing to answer.
+                    Err(Refusal::Stale) => {
+                        self.stats.stale_rest_reports += 1;
+                    }
+                    Err(r) => self.refuse(client, entity, r.code()),
+                    Ok(_) => self.broadcast_rights(now),
                 }
-                self.broadcast_rights(now);
             }
             Message::Session {
                 session,
@@ -975,7 +988,7 @@ impl Relay {
     /// The embedded server removes a server-owned entity.
     pub fn server_remove(&mut self, entity: u64) -> Result<(), ServerCallError> {
         self.rights.unregister_server(entity).map_err(|r| match r {
-            super::send_rights::Refusal::UnknownEntity => ServerCallError::UnknownEntity,
+            Refusal::UnknownEntity => ServerCallError::UnknownEntity,
             _ => ServerCallError::NotServerOwned,
         })?;
         self.forget(entity, RemovalReason::Unregistered);
@@ -1311,6 +1324,34 @@ impl Relay {
             self.stats.snapshot_packets += 1;
             self.send(client, false, p.bytes);
         }
+        self.announce_repairs(client);
+    }
+
+    /// Tells `client` which of its loss reports are repaired: every entity
+    /// the lost packets carried has gone again (or left its view), in
+    /// packets up to the last one sent.
+    fn announce_repairs(&mut self, client: u32) {
+        let Some(c) = self.clients.get_mut(&client) else {
+            return;
+        };
+        if c.repairs.is_empty() {
+            return;
+        }
+        let through = c.snapshot_seq.wrapping_sub(1);
+        let mut done = Vec::new();
+        c.repairs.retain(|(first, entities)| {
+            let repaired = entities
+                .iter()
+                .all(|e| c.sent.contains_key(e) || c.visible.binary_search(e).is_err());
+            if repaired {
+                done.push(*first);
+            }
+            !repaired
+        });
+        for first in done {
+            let payload = self.encode(&Message::SnapshotRepaired { first, through });
+            self.send(client, false, payload);
+        }
     }
 
     /// `client` never got snapshot packets `first .. first + count`: what
@@ -1320,17 +1361,28 @@ impl Relay {
         let Some(c) = self.clients.get_mut(&client) else {
             return;
         };
+        let mut again = Vec::new();
+        let mut known = true;
         for k in 0..count.min(RECENT_SNAPSHOTS as u8) {
             let seq = first.wrapping_add(k as u16);
             let Some((_, carried)) = c.recent.iter().find(|r| r.0 == seq) else {
+                known = false;
                 continue;
             };
             for &(entity, version) in carried {
                 if c.sent.get(&entity).is_some_and(|s| s.0 == version) {
                     c.sent.remove(&entity);
+                    again.push(entity);
                     self.stats.snapshot_resends += 1;
                 }
             }
+        }
+        // Only a loss whose every packet is known can be declared repaired.
+        if known && count as usize <= RECENT_SNAPSHOTS {
+            if c.repairs.len() == MAX_REPAIRS {
+                c.repairs.remove(0);
+            }
+            c.repairs.push((first, again));
         }
     }
 }

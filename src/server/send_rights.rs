@@ -326,14 +326,25 @@ impl SendRights {
         }
     }
 
-    /// The holder reports a neutral object at rest: it returns to nobody.
-    pub fn at_rest(&mut self, client: u32, entity: u64, now: f64) -> Result<RightChange, Refusal> {
+    /// The holder reports a neutral object at rest under `epoch` (0:
+    /// unchecked): it returns to nobody. A report from an earlier holding
+    /// by the same client is stale.
+    pub fn at_rest(
+        &mut self,
+        client: u32,
+        entity: u64,
+        epoch: u32,
+        now: f64,
+    ) -> Result<RightChange, Refusal> {
         let r = self.rights.get(&entity).ok_or(Refusal::UnknownEntity)?;
         if r.kind != EntityKind::Neutral {
             return Err(Refusal::NotNeutral);
         }
         if r.holder != Some(client) {
             return Err(Refusal::NotHolder);
+        }
+        if epoch != 0 && epoch != r.epoch {
+            return Err(Refusal::Stale);
         }
         Ok(self.change(entity, None, now))
     }
@@ -461,8 +472,8 @@ mod tests {
     #[test]
     fn rest_and_disconnect_return_the_right() {
         let mut t = table();
-        assert_eq!(t.at_rest(2, 100, 1.0), Err(Refusal::NotHolder));
-        assert_eq!(t.at_rest(1, 100, 1.0).unwrap().holder, None);
+        assert_eq!(t.at_rest(2, 100, 0, 1.0), Err(Refusal::NotHolder));
+        assert_eq!(t.at_rest(1, 100, 0, 1.0).unwrap().holder, None);
         assert_eq!(t.claim(2, 20, 100, 0, 2.0).unwrap().holder, Some(2));
         // Silent holder: back to nobody after the rest timeout.
         t.moving(2, 100, 2.5);
@@ -478,7 +489,20 @@ mod tests {
         // A new claim then works at once: a return to nobody starts no
         // cooldown (the grant at 5.0 did, and it is over).
         assert_eq!(t.claim(1, 10, 100, 0, 6.01).unwrap().holder, Some(1));
-        assert_eq!(t.at_rest(1, 100, 6.4).unwrap().holder, None);
+        assert_eq!(t.at_rest(1, 100, 0, 6.4).unwrap().holder, None);
         assert_eq!(t.claim(1, 10, 100, 0, 6.41).unwrap().holder, Some(1));
+    }
+
+    #[test]
+    fn a_late_rest_report_from_an_earlier_holding_is_stale() {
+        let mut t = table();
+        let first = t.holder(100).unwrap().1;
+        assert_eq!(t.at_rest(1, 100, first, 1.0).unwrap().holder, None);
+        let again = t.claim(1, 10, 100, 0, 2.0).unwrap();
+        // The report for `first` arrives again (a late resend): it must
+        // not end the new holding.
+        assert_eq!(t.at_rest(1, 100, first, 2.1), Err(Refusal::Stale));
+        assert_eq!(t.holder(100).unwrap().0, Some(1));
+        assert_eq!(t.at_rest(1, 100, again.epoch, 2.2).unwrap().holder, None);
     }
 }

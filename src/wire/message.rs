@@ -66,9 +66,10 @@ pub(crate) mod kind {
     pub const LOCKSTEP_INPUTS: u8 = 40;
     pub const LOCKSTEP_RECENT: u8 = 41;
     pub const SNAPSHOT_NACK: u8 = 42;
+    pub const SNAPSHOT_REPAIRED: u8 = 43;
     /// The highest type byte in use.
     #[cfg(test)]
-    pub const LAST: u8 = 42;
+    pub const LAST: u8 = 43;
 }
 
 /// Why the relay refused a lockstep join (`LockstepRefused`).
@@ -189,6 +190,10 @@ pub enum Message {
     /// count` never arrived; the relay sends their entities' newest states
     /// again.
     SnapshotNack { first: u16, count: u8 },
+    /// Relay -> client, unreliable: everything the packets of the
+    /// `SnapshotNack` starting at `first` carried has gone again (or
+    /// something newer has), in packets up to number `through`.
+    SnapshotRepaired { first: u16, through: u16 },
     /// Client -> relay: clock probe.
     Ping { sequence: u32, client_time: f64 },
     /// Relay -> client: the probe answered with the relay's clock.
@@ -232,8 +237,10 @@ pub enum Message {
         epoch: u32,
         seq: u32,
     },
-    /// Client -> relay, reliable: a neutral object the sender holds is at rest.
-    AtRest { entity: u64 },
+    /// Client -> relay, reliable: a neutral object the sender holds under
+    /// `epoch` is at rest. (Reliable packets can arrive late: the epoch
+    /// keeps a report from an earlier holding from ending a later one.)
+    AtRest { entity: u64, epoch: u32 },
     /// Relay -> every client, reliable ordered: `entity` is now held by
     /// `holder` (0: nobody) under `epoch`.
     RightChanged {
@@ -484,6 +491,11 @@ impl Message {
                 w.u16(*first);
                 w.u8(*count);
             }
+            Message::SnapshotRepaired { first, through } => {
+                w.u8(kind::SNAPSHOT_REPAIRED);
+                w.u16(*first);
+                w.u16(*through);
+            }
             Message::Ping {
                 sequence,
                 client_time,
@@ -527,9 +539,10 @@ impl Message {
                 write_u64(w, *epoch as u64);
                 write_u64(w, *seq as u64);
             }
-            Message::AtRest { entity } => {
+            Message::AtRest { entity, epoch } => {
                 w.u8(kind::AT_REST);
                 write_u64(w, *entity);
+                write_u64(w, *epoch as u64);
             }
             Message::RightChanged {
                 entity,
@@ -862,6 +875,10 @@ impl Message {
                 first: r.u16("first")?,
                 count: r.u8("count")?,
             },
+            kind::SNAPSHOT_REPAIRED => Message::SnapshotRepaired {
+                first: r.u16("first")?,
+                through: r.u16("through")?,
+            },
             kind::ACK_REQUEST => Message::AckRequest,
             kind::GOODBYE => Message::Goodbye,
             kind::REGISTER => {
@@ -883,6 +900,7 @@ impl Message {
             },
             kind::AT_REST => Message::AtRest {
                 entity: read_u64(&mut r, "entity")?,
+                epoch: read_u32(&mut r, "epoch")?,
             },
             kind::RIGHT_CHANGED => Message::RightChanged {
                 entity: read_u64(&mut r, "entity")?,
@@ -1130,6 +1148,10 @@ mod tests {
                 first: 65_534,
                 count: 3,
             },
+            Message::SnapshotRepaired {
+                first: 65_534,
+                through: 2,
+            },
             Message::OwnedState {
                 server_time: 3.5,
                 updates: vec![update(5, true)],
@@ -1160,7 +1182,10 @@ mod tests {
                 epoch: 7,
                 seq: 300,
             },
-            Message::AtRest { entity: 3 },
+            Message::AtRest {
+                entity: 3,
+                epoch: 70_000,
+            },
             Message::RightChanged {
                 entity: 4,
                 holder: 7,

@@ -159,6 +159,7 @@ pub struct Timeline {
     /// and the client times they are repaired by.
     holes: [f64; LOSS_HOLES],
     hole_ends: [f64; LOSS_HOLES],
+    hole_keys: [u64; LOSS_HOLES],
     frame_interval: Option<f64>,
     /// `server - client` from a better source (ping/pong), when known.
     external_offset: Option<f64>,
@@ -187,6 +188,7 @@ impl Timeline {
             newest_frame: None,
             holes: [f64::NEG_INFINITY; LOSS_HOLES],
             hole_ends: [f64::NEG_INFINITY; LOSS_HOLES],
+            hole_keys: [u64::MAX; LOSS_HOLES],
             frame_interval: None,
             external_offset: None,
             last_tick: None,
@@ -262,6 +264,26 @@ impl Timeline {
         let track = &mut self.tracks[i];
         let (raw, _) = track.read(&ctx);
         track.fold_correction(pose, raw, self.config.snap_distance);
+    }
+
+    /// A state of `entity` that this client simulates itself (it holds the
+    /// send right), kept in the entity's track so that, when the right
+    /// moves away, what is shown continues from the local simulation's
+    /// recent past instead of from before the holding. Only for entities
+    /// already on the timeline; no clock, delay or coverage estimate sees
+    /// it.
+    pub fn record_local(&mut self, entity: u64, sample: Sample) -> Result<(), TimelineError> {
+        validate(&sample).map_err(|reason| TimelineError::InvalidSample { entity, reason })?;
+        if !sample.server_time.is_finite() {
+            return Err(TimelineError::InvalidTime("sample time"));
+        }
+        let &i = self
+            .index
+            .get(&entity)
+            .ok_or(TimelineError::UnknownEntity(entity))?;
+        let max_samples = self.config.max_samples_per_entity;
+        self.tracks[i].insert(sample, max_samples, f64::NEG_INFINITY);
+        Ok(())
     }
 
     /// Server time of the newest sample of `entity`.
@@ -347,15 +369,28 @@ impl Timeline {
 
     /// Frames were lost after the newest one so far: for entities with no
     /// newer sample, nothing is vouched for past it (the lost frames may
-    /// have changed them) until client time `repaired_by`, when the
-    /// sender will have sent what they carried again. The network client
-    /// calls it when snapshot numbers skip (and asks for the resend).
-    pub fn note_loss(&mut self, repaired_by: f64) {
+    /// have changed them) until the loss `key` is repaired
+    /// ([`Timeline::loss_repaired`]) or, at the latest, client time
+    /// `repaired_by`. The network client calls it when snapshot numbers
+    /// skip (and asks for the resend).
+    pub fn note_loss(&mut self, key: u64, repaired_by: f64) {
         if let Some(newest) = self.newest_frame {
             self.holes.rotate_left(1);
             self.hole_ends.rotate_left(1);
+            self.hole_keys.rotate_left(1);
             self.holes[LOSS_HOLES - 1] = newest;
             self.hole_ends[LOSS_HOLES - 1] = repaired_by;
+            self.hole_keys[LOSS_HOLES - 1] = key;
+        }
+    }
+
+    /// What the frames lost under `key` carried has arrived again: vouch
+    /// past that loss.
+    pub fn loss_repaired(&mut self, key: u64) {
+        for (hole, &k) in self.holes.iter_mut().zip(&self.hole_keys) {
+            if k == key {
+                *hole = f64::NEG_INFINITY;
+            }
         }
     }
 

@@ -281,3 +281,69 @@ fn duplicates_apply_once_and_modes_switch_per_entity() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].entity, 2);
 }
+
+/// Entity 1 sent once at rest; entity 2's frames keep coming. Returns
+/// entity 1's flags after frames up to `until` (s).
+fn quiet_entity_flags(tl: &mut Timeline, from: usize, until: usize) -> u32 {
+    let mut out = Vec::new();
+    for i in from..until {
+        let st = i as f64 / HZ;
+        let mut samples = vec![(2, moving(st, Vec3::X))];
+        if i == 0 {
+            samples.push((1, moving(st, Vec3::ZERO)));
+        }
+        tl.push_frame(st + 0.02, st, &samples).unwrap();
+        tl.tick(st + 0.03, &mut out).unwrap();
+    }
+    out.iter().find(|s| s.entity == 1).unwrap().flags
+}
+
+#[test]
+fn a_reported_loss_stops_vouching_until_it_is_repaired() {
+    let mut tl = Timeline::new(TimelineConfig::default()).unwrap();
+    assert_eq!(quiet_entity_flags(&mut tl, 0, 10), 0);
+    // A snapshot went missing: it may have moved entity 1. Until the
+    // repair, nothing past the frame before the gap is vouched for.
+    tl.note_loss(7, 100.0);
+    let flags = quiet_entity_flags(&mut tl, 10, 30);
+    assert_ne!(flags & shown_flags::EXTRAPOLATED, 0, "{flags}");
+    // Another loss's repair changes nothing; this one's does.
+    tl.loss_repaired(8);
+    assert_ne!(
+        quiet_entity_flags(&mut tl, 30, 31) & shown_flags::EXTRAPOLATED,
+        0
+    );
+    tl.loss_repaired(7);
+    assert_eq!(quiet_entity_flags(&mut tl, 31, 40), 0);
+}
+
+#[test]
+fn an_unrepaired_loss_stops_mattering_when_its_deadline_passes() {
+    let mut tl = Timeline::new(TimelineConfig::default()).unwrap();
+    quiet_entity_flags(&mut tl, 0, 10);
+    // The repair could have come by client time 1.0 (frame 20 arrives 1.02).
+    tl.note_loss(7, 1.0);
+    assert_ne!(
+        quiet_entity_flags(&mut tl, 10, 16) & shown_flags::EXTRAPOLATED,
+        0
+    );
+    assert_eq!(quiet_entity_flags(&mut tl, 16, 40), 0);
+}
+
+#[test]
+fn a_local_record_is_shown_after_the_remote_samples_before_it() {
+    let mut tl = Timeline::new(TimelineConfig::default()).unwrap();
+    quiet_entity_flags(&mut tl, 0, 20);
+    // The holder of entity 1 moved it to x = 5 itself (no echo comes back).
+    let local = Sample::at(0.9, Vec3::new(5.0, 0.0, 0.0), Quat::IDENTITY).with_velocity(Vec3::ZERO);
+    tl.record_local(1, local).unwrap();
+    let mut out = Vec::new();
+    tl.tick(2.0, &mut out).unwrap();
+    let one = out.iter().find(|s| s.entity == 1).unwrap();
+    assert!((one.pose.position.x - 5.0).abs() < 1e-4, "{:?}", one.pose);
+    // Only entities the timeline already shows.
+    assert!(matches!(
+        tl.record_local(99, local),
+        Err(TimelineError::UnknownEntity(99))
+    ));
+}
