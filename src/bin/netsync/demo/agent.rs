@@ -18,6 +18,10 @@ use super::truth::Truth;
 const PLAYER_SPEED: f32 = 7.0;
 /// Seconds per lap of a player's path.
 const LAP: f64 = 24.0;
+/// Longest a remote body is carried forward into the present (s).
+const MAX_LEAD: f64 = 0.6;
+/// Weight of the newest frame in a remote body's shown velocity.
+const VELOCITY_SMOOTHING: f32 = 0.3;
 /// A held object this still for this long is reported at rest (s).
 const REST_AFTER: f64 = 0.8;
 
@@ -83,6 +87,15 @@ impl Agent {
         }
     }
 
+    /// Takes over `entity` in the physics, moving as it was last shown
+    /// (a claimed object keeps its momentum), with a fresh rest watch.
+    fn start_simulating(&mut self, entity: u64) {
+        let v = self.shown_velocity(entity);
+        self.world.simulate(entity, v);
+        self.reported_rest.remove(&entity);
+        self.still_since.remove(&entity);
+    }
+
     /// Velocity `entity` was last shown moving at.
     fn shown_velocity(&self, entity: u64) -> Vec3 {
         self.last_shown.get(&entity).map_or(Vec3::ZERO, |s| s.2)
@@ -131,12 +144,11 @@ impl Agent {
         }
         // What the client acts as holder of, the physics simulates; the
         // rest follows the network.
-        for &e in &self.neutral {
+        for i in 0..self.neutral.len() {
+            let e = self.neutral[i];
             let holds = self.client.holds(e);
             if holds && !self.world.is_simulated(e) {
-                let v = self.shown_velocity(e);
-                self.world.simulate(e, v);
-                self.reported_rest.remove(&e);
+                self.start_simulating(e);
             } else if !holds && self.world.is_simulated(e) {
                 self.world.follow(e);
             }
@@ -151,11 +163,22 @@ impl Agent {
             return;
         }
         let render = self.client.render_time(Mode::Adaptive);
+        // The physics runs in the present; what netsync shows is a moment
+        // behind (the render delay). Remote bodies take part in it where
+        // they are now: shown pose carried forward by its shown velocity,
+        // so a hit happens where the object is, and a claimed object
+        // starts from there.
+        let lead = self
+            .client
+            .server_time(now)
+            .map_or(0.0, |st| (st - render).clamp(0.0, MAX_LEAD)) as f32;
         for s in &shown {
             let e = s.entity;
             let p = s.pose.position;
             let velocity = match self.last_shown.get(&e) {
-                Some(&(t, q, _)) if render > t + 1e-4 => (p - q) / (render - t) as f32,
+                Some(&(t, q, v)) if render > t + 1e-4 => {
+                    v.lerp((p - q) / (render - t) as f32, VELOCITY_SMOOTHING)
+                }
                 Some(&(_, _, v)) => v,
                 None => Vec3::ZERO,
             };
@@ -163,7 +186,8 @@ impl Agent {
             if self.world.is_simulated(e) {
                 continue;
             }
-            self.world.follow_to(e, p, s.pose.rotation);
+            self.world
+                .follow_to(e, p + velocity * lead, s.pose.rotation);
             // Players are always held by their controller.
             let held =
                 e <= self.players as u64 || self.client.right(e).is_some_and(|(h, _)| h != 0);
@@ -176,14 +200,6 @@ impl Agent {
                 }
             }
             if let Some(truth) = rec.truth.at(e, render, held) {
-                if std::env::var_os("XDBG").is_some()
-                    && self.index == 1
-                    && now > 19.9
-                    && p.distance(truth) > 0.5
-                {
-                    eprintln!("XDBG e={e} d={:.2} shown={p:?} truth={truth:?} right={:?} flags={} render={render:.2}", p.distance(truth), self.client.right(e), s.flags);
-                    rec.truth.dump(e);
-                }
                 self.metrics
                     .divergence_at(now, p.distance(truth), now >= rec.measure_from);
             }
@@ -222,9 +238,7 @@ impl Agent {
                 {
                     self.metrics.claims += 1;
                     self.claimed.insert(other);
-                    let v = self.shown_velocity(other);
-                    self.world.simulate(other, v);
-                    self.reported_rest.remove(&other);
+                    self.start_simulating(other);
                 }
             }
         }

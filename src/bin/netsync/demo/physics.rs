@@ -26,6 +26,10 @@ fn quat_from_rp(q: rp::Rotation) -> Quat {
     Quat::from_xyzw(q.x, q.y, q.z, q.w)
 }
 
+/// Longest move of a followed body in one step that is swept (m); a
+/// longer one is a teleport.
+const MAX_FOLLOW_STEP: f32 = 0.5;
+
 /// A body's state as the physics has it.
 #[derive(Clone, Copy, Debug)]
 pub struct State {
@@ -164,14 +168,17 @@ impl World {
             .is_some_and(|b| b.is_dynamic())
     }
 
-    /// Where a followed body is to be at the end of the next step.
+    /// Where a followed body is to be at the end of the next step. A jump
+    /// (the network snapped it) is a teleport: swept as a kinematic move
+    /// in one step it would hit whatever lies between at hundreds of m/s.
     pub fn follow_to(&mut self, entity: u64, position: Vec3, rotation: Quat) {
         if let Some(b) = self.body(entity) {
             if !b.is_dynamic() {
-                b.set_next_kinematic_position(rp::Pose::from_parts(
-                    to_rp(position),
-                    quat_to_rp(rotation),
-                ));
+                let pose = rp::Pose::from_parts(to_rp(position), quat_to_rp(rotation));
+                if from_rp(b.translation()).distance(position) > MAX_FOLLOW_STEP {
+                    b.set_position(pose, true);
+                }
+                b.set_next_kinematic_position(pose);
             }
         }
     }

@@ -86,36 +86,6 @@ impl Truth {
         }
     }
 
-    pub fn dump(&self, entity: u64) {
-        let mut last = (0u32, 0u32);
-        for s in self.said.get(&entity).into_iter().flatten() {
-            if (s.client, s.epoch) != last {
-                eprintln!(
-                    "DUMP t={:.3} client={} epoch={} pos={:?} valid={}",
-                    s.t,
-                    s.client,
-                    s.epoch,
-                    s.position,
-                    self.valid(entity, s)
-                );
-                last = (s.client, s.epoch);
-            }
-        }
-        let mut g: Vec<_> = self
-            .granted
-            .iter()
-            .filter(|((e, _), _)| *e == entity)
-            .collect();
-        g.sort();
-        eprintln!("DUMP granted {g:?}");
-        if let Some(s) = self.said.get(&entity).and_then(|v| v.last()) {
-            eprintln!(
-                "DUMP last t={:.3} client={} epoch={} pos={:?}",
-                s.t, s.client, s.epoch, s.position
-            );
-        }
-    }
-
     /// The true path of `entity`: (server time, position).
     pub fn path(&self, entity: u64) -> Vec<(f64, Vec3)> {
         let Some(said) = self.said.get(&entity) else {
