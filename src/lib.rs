@@ -7,6 +7,7 @@
 //! - [`netsim`]: sans-IO network model (named profiles, seeded link) shared by
 //!   the quality benchmark and the conditioner.
 //! - [`quality`]: the deterministic quality benchmark (scenario, metrics).
+//! - [`replay`]: recordings of clients and the relay, and their player.
 //! - [`ffi`]: the C ABI, a thin shell over the layers above.
 
 pub mod client;
@@ -15,5 +16,6 @@ pub mod ffi;
 pub mod net;
 pub mod netsim;
 pub mod quality;
+pub mod replay;
 pub mod server;
 pub mod wire;

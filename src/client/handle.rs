@@ -17,6 +17,7 @@ use super::lockstep::{
 };
 use super::network::{udp_factory, ClientDriver, EngineLink, NetworkStats, SocketFactory};
 use super::prediction_overlay::{PredictionOverlay, PredictionStats, Verdict};
+use super::recorded_timeline::RecordedTimeline;
 use super::scripted::ScriptedClient;
 use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::pose::{Sample, SampleFlags};
@@ -76,6 +77,10 @@ pub enum ClientError {
     FrameNotTaken(u64),
     InputTooLarge(usize),
     SnapshotTooLarge(usize),
+    /// A recording call in the wrong state (see the message).
+    Recording(String),
+    /// The recording file could not be created or written.
+    RecordingFile(String),
 }
 
 impl std::fmt::Display for ClientError {
@@ -126,6 +131,8 @@ impl std::fmt::Display for ClientError {
                 f,
                 "lockstep input of {len} bytes is over the limit of {MAX_LOCKSTEP_INPUT}"
             ),
+            ClientError::Recording(why) => write!(f, "recording: {why}"),
+            ClientError::RecordingFile(why) => write!(f, "recording file: {why}"),
             ClientError::SnapshotTooLarge(len) => write!(
                 f,
                 "lockstep snapshot of {len} bytes is over the limit of {MAX_LOCKSTEP_SNAPSHOT}"
@@ -175,7 +182,7 @@ pub struct Client {
     clock: NetClock,
     /// engine clock - our clock, measured at the latest tick.
     engine_offset: Option<f64>,
-    timeline: Timeline,
+    timeline: RecordedTimeline,
     owned: HashSet<u64>,
     events: VecDeque<ClientEvent>,
     state: ConnectionState,
@@ -266,7 +273,7 @@ impl Client {
             shared,
             clock,
             engine_offset: None,
-            timeline,
+            timeline: RecordedTimeline::new(timeline),
             owned: HashSet::new(),
             events: VecDeque::new(),
             state: ConnectionState::Connecting,
@@ -555,6 +562,7 @@ impl Client {
             }
             *known = message.sequence;
         }
+        self.timeline.note_message(&message);
         if self.messages.len() >= MAX_QUEUED_MESSAGES {
             self.messages.pop_front();
             self.messages_dropped += 1;
@@ -597,6 +605,7 @@ impl Client {
         // The engine clock may be any monotonic clock: map our arrival
         // stamps onto it with the offset measured at this tick.
         let offset = *self.engine_offset.insert(offset);
+        self.timeline.at(now);
         while let Ok(message) = self.from_network.try_recv() {
             match message {
                 FromNetwork::Frame {
@@ -666,11 +675,10 @@ impl Client {
                     self.sequences.remove(&entity);
                     self.overlay.remove(entity);
                     self.component_versions.retain(|(e, _), _| *e != entity);
-                    if self.timeline.remove(entity).is_ok() {
-                        self.events.push_back(ClientEvent::EntityRemoved {
-                            entity,
-                            reason: reason.into(),
-                        });
+                    let reason: Removal = reason.into();
+                    if self.timeline.remove(entity, reason).is_ok() {
+                        self.events
+                            .push_back(ClientEvent::EntityRemoved { entity, reason });
                     }
                 }
                 FromNetwork::App(message) => self.deliver(message),
@@ -682,9 +690,7 @@ impl Client {
                     if let Some((_, still)) = self.stale.take() {
                         known.extend(still);
                     }
-                    if let Ok(fresh) = Timeline::new(*self.timeline.config()) {
-                        self.timeline = fresh;
-                    }
+                    self.timeline.reset();
                     // Send rights and ids belong to the old relay, and so
                     // does its numbering of component-state versions (a
                     // restarted relay starts again at 1): the relay sends
@@ -739,7 +745,7 @@ impl Client {
             if now >= *deadline {
                 let (_, gone) = self.stale.take().unwrap_or_default();
                 for entity in gone {
-                    let _ = self.timeline.remove(entity);
+                    let _ = self.timeline.remove(entity, Removal::Stale);
                     self.overlay.remove(entity);
                     self.events.push_back(ClientEvent::EntityRemoved {
                         entity,
@@ -761,6 +767,7 @@ impl Client {
         let claim = self.claims.get(&entity).copied();
         let held_before = self.held.contains(&entity);
         self.rights.insert(entity, (holder, epoch));
+        self.timeline.note_right(entity, holder, epoch);
         let mine_now = self.client_id != 0 && holder == self.client_id;
         if mine_now {
             self.claims.remove(&entity);
@@ -836,6 +843,7 @@ impl Client {
             match &event {
                 ClientEvent::Connected { client_id } | ClientEvent::Reconnected { client_id } => {
                     self.client_id = *client_id;
+                    self.timeline.note_identity(*client_id);
                     self.state = ConnectionState::Connected
                 }
                 ClientEvent::Disconnected(_) => self.state = ConnectionState::Disconnected,
@@ -863,7 +871,7 @@ impl Client {
             if let Some(engine_offset) = self.engine_offset {
                 let _ = self
                     .timeline
-                    .set_clock_offset(Some(stats.clock.offset - engine_offset));
+                    .set_clock_offset(stats.clock.offset - engine_offset);
             }
         }
         self.update_rates(now, &stats);
@@ -904,6 +912,8 @@ impl Client {
         // What this client simulates itself is not shown from the network.
         // Owned entities never enter the timeline; held or claimed neutral
         // objects may, and are few: no lookup at all when there are none.
+        self.timeline
+            .note_hidden(self.claims.keys().chain(self.held.iter()));
         if self.claims.is_empty() && self.held.is_empty() && self.overlay.is_empty() {
             return self
                 .timeline
@@ -987,6 +997,34 @@ impl Client {
             .clock
             .known
             .then_some(now - offset + stats.clock.offset)
+    }
+
+    /// Records everything this client's timeline is fed, its ticks, send
+    /// rights and messages to `path` (format: docs/replay.md), until
+    /// [`Client::stop_recording`] or the client is dropped. Only before
+    /// the first tick, so that the recording holds the whole history.
+    pub fn record(&mut self, path: &std::path::Path) -> Result<(), ClientError> {
+        if self.timeline.is_recording() {
+            return Err(ClientError::Recording("already recording".into()));
+        }
+        if self.engine_offset.is_some() {
+            return Err(ClientError::Recording(
+                "a recording must start before the first tick".into(),
+            ));
+        }
+        self.timeline.start_recording(path).map_err(|e| {
+            ClientError::RecordingFile(format!("cannot create {}: {e}", path.display()))
+        })
+    }
+
+    /// Ends the recording and waits until the file is complete.
+    pub fn stop_recording(&mut self) -> Result<(), ClientError> {
+        if !self.timeline.is_recording() {
+            return Err(ClientError::Recording("not recording".into()));
+        }
+        self.timeline
+            .stop_recording()
+            .map_err(ClientError::RecordingFile)
     }
 
     /// Entities the timeline shows.

@@ -10,6 +10,7 @@ pub mod lockstep;
 mod loss;
 mod network;
 pub mod prediction_overlay;
+mod recorded_timeline;
 pub mod scripted;
 
 pub use config::ClientConfig;

@@ -265,7 +265,8 @@ pub(crate) fn client_error(e: ClientError) -> FfiError {
         ClientError::AlreadyRegistered(_)
         | ClientError::SimulatedHere(_)
         | ClientError::NotConnected => NetsyncResult::NETSYNC_ERR_WRONG_STATE,
-        ClientError::Io(_) => NetsyncResult::NETSYNC_ERR_IO,
+        ClientError::Io(_) | ClientError::RecordingFile(_) => NetsyncResult::NETSYNC_ERR_IO,
+        ClientError::Recording(_) => NetsyncResult::NETSYNC_ERR_WRONG_STATE,
         ClientError::UnknownComponent { .. } => NetsyncResult::NETSYNC_ERR_UNKNOWN_COMPONENT,
         ClientError::UnsyncedComponent { .. } => NetsyncResult::NETSYNC_ERR_UNSYNCED_COMPONENT,
         ClientError::PayloadTooLarge(_) => NetsyncResult::NETSYNC_ERR_TOO_LARGE,

@@ -21,6 +21,7 @@ pub mod interest;
 pub mod lockstep;
 pub mod log_sink;
 pub mod messages;
+pub mod replay;
 pub mod result;
 pub mod scripted;
 pub mod send_filter;

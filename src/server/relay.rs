@@ -20,6 +20,7 @@ use super::send_rights::{EntityKind, Refusal, RightsConfig, SendRights};
 use super::seq_window::SeqWindow;
 use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::scripted::Spawn;
+use crate::replay::{Entry, Recorder, RecordingKind};
 use crate::wire::message::{
     entity_kind, EntityUpdate, InterestSpec, Message, RemovalReason, UpdatePacker, MAX_PAYLOAD,
 };
@@ -247,6 +248,10 @@ pub struct Relay {
     keep_server_messages: bool,
     lockstep: LockstepMatch,
     scripted: ScriptedRegistry,
+    /// Accepted states, right changes and commands, when recording.
+    recorder: Option<Recorder>,
+    /// The relay's clock at the latest call (stamps recorded entries).
+    now: f64,
 }
 
 /// A right change being repeated unreliably.
@@ -299,6 +304,8 @@ impl Relay {
             keep_server_messages: true,
             lockstep: LockstepMatch::new(config.lockstep, config.precision),
             scripted: ScriptedRegistry::default(),
+            recorder: None,
+            now: 0.0,
         }
     }
 
@@ -424,8 +431,14 @@ impl Relay {
     /// its former one. (Announcing every change to every client made a
     /// thousand clients joining cost a million messages.)
     fn broadcast_rights(&mut self, now: f64) {
+        self.now = now;
         let changes: Vec<_> = self.rights.drain_changes().collect();
         for change in changes {
+            self.log(|| Entry::Right {
+                entity: change.entity,
+                holder: change.holder.unwrap_or(0),
+                epoch: change.epoch,
+            });
             if change.holder.is_none() && change.previous.is_some() {
                 self.settle(change.entity, now);
             }
@@ -505,6 +518,10 @@ impl Relay {
 
     /// Drops an entity and tells whoever had it in view.
     fn forget(&mut self, entity: u64, reason: RemovalReason) {
+        self.log(|| Entry::Remove {
+            entity,
+            reason: crate::client::Removal::from(reason) as u32,
+        });
         self.entities.remove(&entity);
         self.components.remove(&entity);
         self.index.remove(entity);
@@ -766,6 +783,7 @@ impl Relay {
     /// Numbers a global command and sends it to everyone (its sender too,
     /// so every client sees one order) and to the embedded server.
     fn global_command(&mut self, sender: u32, data: Vec<u8>, now: f64) {
+        self.now = now;
         let p = self.config.precision;
         let (global_seq, payload) = self.globals.append(|global_seq| {
             Message::GlobalCommand {
@@ -782,7 +800,7 @@ impl Relay {
         for client in ids {
             self.send(client, true, payload.clone());
         }
-        self.queue_for_server(AppMessage {
+        let message = AppMessage {
             kind: AppMessageKind::GlobalCommand,
             sender,
             entity: 0,
@@ -790,7 +808,9 @@ impl Relay {
             sequence: global_seq,
             server_time: now,
             data,
-        });
+        };
+        self.log(|| Entry::Message(message.clone()));
+        self.queue_for_server(message);
     }
 
     /// Routes a component command to the entity's holder, or to the
@@ -877,6 +897,7 @@ impl Relay {
     }
 
     fn apply(&mut self, client: u32, server_time: f64, update: EntityUpdate, now: f64) {
+        self.now = now;
         let entity = update.entity;
         match self.rights.kind(entity) {
             None => {
@@ -951,6 +972,43 @@ impl Relay {
         }
         self.next_version += 1;
         self.index.place(entity, Some(update.pose.position));
+        if let Some(r) = &mut self.recorder {
+            let mut sample = update.to_sample(server_time);
+            sample.server_time = server_time;
+            r.log(
+                self.now,
+                &Entry::Frame {
+                    at: self.now,
+                    vouched: server_time,
+                    samples: vec![(entity, sample)],
+                },
+            );
+        }
+    }
+
+    /// Records every state this relay accepts, every send-right change,
+    /// removal and global command to `path` (format: docs/replay.md)
+    /// until [`Relay::stop_recording`] or the relay is dropped.
+    pub fn record(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let mut recorder = Recorder::create(path, RecordingKind::Relay)?;
+        // Entries are stamped with the relay's clock: the server clock.
+        recorder.log(self.now, &Entry::ClockOffset(0.0));
+        self.recorder = Some(recorder);
+        Ok(())
+    }
+
+    /// Ends the recording and waits until the file is complete.
+    pub fn stop_recording(&mut self) -> Result<(), String> {
+        match self.recorder.take() {
+            Some(r) => r.finish(),
+            None => Err("not recording".into()),
+        }
+    }
+
+    fn log(&mut self, entry: impl FnOnce() -> Entry) {
+        if let Some(r) = &mut self.recorder {
+            r.log(self.now, &entry());
+        }
     }
 
     /// The embedded server moves a server-owned entity (declared on first use).
@@ -968,6 +1026,7 @@ impl Relay {
             .entities
             .get(&update.entity)
             .map_or(0, |e| e.update.sequence.wrapping_add(1));
+        self.now = now;
         self.store_state(update, now);
         Ok(())
     }
@@ -1063,6 +1122,7 @@ impl Relay {
     /// tick, and the last client waited that long). Returns when the
     /// earliest snapshot served was due, if any was.
     pub fn step(&mut self, now: f64) -> Option<f64> {
+        self.now = now;
         let interval = 1.0 / self.config.send_rate.max(1.0);
         // Stall timeouts are due at any moment, not on send ticks.
         self.lockstep.advance(now);

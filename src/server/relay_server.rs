@@ -215,20 +215,36 @@ impl RelayServer {
     /// Binds and starts a standalone relay thread (no game side: messages
     /// for a server are not kept).
     pub fn start(config: RelayServerConfig) -> io::Result<RelayServer> {
-        Self::launch(config, false)
+        Self::launch(config, false, None)
+    }
+
+    /// [`RelayServer::start`], recording to `path` (docs/replay.md) until
+    /// the relay stops.
+    pub fn start_recording(
+        config: RelayServerConfig,
+        path: &std::path::Path,
+    ) -> io::Result<RelayServer> {
+        Self::launch(config, false, Some(path))
     }
 
     /// Binds and starts the relay thread with a game side
     /// ([`RelayServer::game`]): the embedded server of a host or
     /// dedicated-server build.
     pub fn start_embedded(config: RelayServerConfig) -> io::Result<RelayServer> {
-        Self::launch(config, true)
+        Self::launch(config, true, None)
     }
 
-    fn launch(config: RelayServerConfig, embedded: bool) -> io::Result<RelayServer> {
+    fn launch(
+        config: RelayServerConfig,
+        embedded: bool,
+        record: Option<&std::path::Path>,
+    ) -> io::Result<RelayServer> {
         let udp = UdpTransport::bind(config.bind, config.socket_buffer)?;
         let clock = NetClock::real();
         let mut driver = RelayDriver::new(udp, config, clock.clone());
+        if let Some(path) = record {
+            driver.relay.record(path)?;
+        }
         let game = embedded.then(|| driver.embed());
         let local_addr = driver.local_addr()?;
         let stats = Arc::new(Mutex::new(RelayServerStats::default()));

@@ -51,6 +51,9 @@ pub struct Agent {
     pub metrics: Metrics,
     /// Shown paths of tracked entities: (entity, render time, position).
     pub shown_paths: Vec<(u64, f64, Vec3)>,
+    /// With `--record`: (engine time, digest of the shown transforms) per tick.
+    pub keep_digests: bool,
+    pub tick_digests: Vec<(f64, u64)>,
 }
 
 impl Agent {
@@ -84,6 +87,8 @@ impl Agent {
             claimed: HashSet::new(),
             metrics: Metrics::default(),
             shown_paths: Vec::new(),
+            keep_digests: false,
+            tick_digests: Vec::new(),
         }
     }
 
@@ -161,6 +166,10 @@ impl Agent {
         let mut shown: Vec<Shown> = Vec::new();
         if self.client.tick_with(now, |_, s| shown.push(*s)).is_err() {
             return;
+        }
+        if self.keep_digests {
+            self.tick_digests
+                .push((now, super::replay_check::digest(&shown)));
         }
         let render = self.client.render_time(Mode::Adaptive);
         // The physics runs in the present; what netsync shows is a moment

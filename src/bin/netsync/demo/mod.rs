@@ -10,6 +10,7 @@ mod metrics;
 mod physics;
 mod plots;
 mod progress;
+mod replay_check;
 mod report;
 mod scene;
 mod truth;
@@ -46,6 +47,10 @@ OPTIONS:
     --out DIR        Output folder [default: netsync-demo]
     --connect ADDR   Use the relay at ADDR (e.g. one `netsync relay` runs)
                      instead of one in this process
+    --record         Record every client (and the in-process relay) to
+                     --out/*.nsrec, then replay each client's recording at
+                     its tick times and check it shows what it showed live
+                     (`netsync replay FILE` plays one back)
 ";
 
 /// The demo's settings.
@@ -58,6 +63,7 @@ pub struct Options {
     pub seed: u64,
     pub out: PathBuf,
     pub connect: Option<SocketAddr>,
+    pub record: bool,
 }
 
 impl Default for Options {
@@ -70,6 +76,7 @@ impl Default for Options {
             seed: 1,
             out: PathBuf::from("netsync-demo"),
             connect: None,
+            record: false,
         }
     }
 }
@@ -100,6 +107,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Options>, String> {
             Long("seed") => o.seed = value(&mut parser, "seed")?,
             Long("out") => o.out = PathBuf::from(value::<String>(&mut parser, "out")?),
             Long("connect") => o.connect = Some(value(&mut parser, "connect")?),
+            Long("record") => o.record = true,
             Long("help") | Short('h') => {
                 print!("{HELP}");
                 return Ok(None);
@@ -130,6 +138,20 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
         summary.right_changes,
         options.out.display()
     );
+    for r in &summary.replay {
+        println!(
+            "replay of client {} ({}, {} kB): {} ticks replayed, {} transforms, {} ticks differ",
+            r.client,
+            r.file,
+            r.file_bytes / 1000,
+            r.ticks_live,
+            r.transforms_compared,
+            r.ticks_differing
+        );
+    }
+    if summary.replay.iter().any(|r| r.ticks_differing > 0) {
+        return Err("a replay did not reproduce its live run".into());
+    }
     Ok(())
 }
 
@@ -139,13 +161,18 @@ pub fn play(o: &Options) -> Result<Summary, String> {
         .map_err(|e| format!("cannot create {}: {e}", o.out.display()))?;
     let relay = match o.connect {
         Some(_) => None,
-        None => Some(
-            RelayServer::start(RelayServerConfig {
+        None => {
+            let config = RelayServerConfig {
                 bind: SocketAddr::from(([127, 0, 0, 1], 0)),
                 ..Default::default()
-            })
-            .map_err(|e| format!("cannot start the relay: {e}"))?,
-        ),
+            };
+            let started = if o.record {
+                RelayServer::start_recording(config, &o.out.join("relay.nsrec"))
+            } else {
+                RelayServer::start(config)
+            };
+            Some(started.map_err(|e| format!("cannot start the relay: {e}"))?)
+        }
     };
     let address = o
         .connect
@@ -160,8 +187,15 @@ pub fn play(o: &Options) -> Result<Summary, String> {
             config.conditioner = Some(o.profile);
             config.conditioner_seed = o.seed.wrapping_mul(1000).wrapping_add(i as u64);
         }
-        let client = Client::connect(config).map_err(|e| format!("client {i}: {e}"))?;
-        agents.push(Agent::new(i, o.clients, client, &scene, dt as f32));
+        let mut client = Client::connect(config).map_err(|e| format!("client {i}: {e}"))?;
+        if o.record {
+            client
+                .record(&recording_path(o, i))
+                .map_err(|e| format!("client {i}: {e}"))?;
+        }
+        let mut agent = Agent::new(i, o.clients, client, &scene, dt as f32);
+        agent.keep_digests = o.record;
+        agents.push(agent);
     }
     let neutral: Vec<u64> = scene
         .iter()
@@ -211,7 +245,20 @@ pub fn play(o: &Options) -> Result<Summary, String> {
         frame += 1;
     }
     bar.finish();
-    let summary = summarize(o, &agents, &holders);
+    let mut summary = summarize(o, &agents, &holders);
+    if o.record {
+        for agent in agents.iter_mut() {
+            agent
+                .client
+                .stop_recording()
+                .map_err(|e| format!("client {}: {e}", agent.index))?;
+            summary.replay.push(replay_check::check(
+                agent.index,
+                &recording_path(o, agent.index),
+                &agent.tick_digests,
+            )?);
+        }
+    }
     write_outputs(o, &summary, &agents, &truth, &holders, viewer)?;
     for agent in agents {
         agent.client.close();
@@ -220,6 +267,10 @@ pub fn play(o: &Options) -> Result<Summary, String> {
         r.stop();
     }
     Ok(summary)
+}
+
+fn recording_path(o: &Options, client: usize) -> PathBuf {
+    o.out.join(format!("client-{client}.nsrec"))
 }
 
 fn summarize(o: &Options, agents: &[Agent], holders: &HashMap<u64, Vec<(f64, u32)>>) -> Summary {
@@ -258,6 +309,7 @@ fn summarize(o: &Options, agents: &[Agent], holders: &HashMap<u64, Vec<(f64, u32
             .values()
             .map(|c| c.len().saturating_sub(1) as u64)
             .sum(),
+        replay: Vec::new(),
     }
 }
 

@@ -33,6 +33,8 @@ pub struct Summary {
     pub rows: Vec<ClientRow>,
     /// Send-right changes the first client saw (every client sees them).
     pub right_changes: u64,
+    /// With `--record`: each client's recording replayed against its live run.
+    pub replay: Vec<super::replay_check::ReplayCheck>,
 }
 
 impl Summary {
