@@ -226,6 +226,11 @@
 // remote entity.
 #define NETSYNC_MESSAGE_COMPONENT_STATE 3
 
+// Recording kinds (`NetsyncReplayInfo::kind`).
+#define NETSYNC_RECORDING_CLIENT 1
+
+#define NETSYNC_RECORDING_RELAY 2
+
 // `NetsyncClientEvent::reason` of `NETSYNC_EVENT_SCRIPTED_REFUSED`: no
 // path configuration is loaded on this client.
 #define NETSYNC_SCRIPTED_REFUSED_NO_CONFIG 1
@@ -366,7 +371,7 @@
 // Minor version. From major 1 on, a minor only adds (old callers keep
 // working); while the major is 0, a minor may also change struct
 // layouts, so bindings require exactly the minor they were made for.
-#define NETSYNC_ABI_VERSION_MINOR 6
+#define NETSYNC_ABI_VERSION_MINOR 7
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -414,6 +419,10 @@ typedef enum NetsyncResult {
 // Opaque client handle. Call it from one thread at a time (overlapping
 // calls fail with `NETSYNC_ERR_BUSY`); its network thread runs apart.
 typedef struct NetsyncClient NetsyncClient;
+
+// Opaque replay handle. Not thread-safe: calls on one handle must not
+// overlap (overlapping calls fail with `NETSYNC_ERR_BUSY`).
+typedef struct NetsyncReplay NetsyncReplay;
 
 // Opaque path configuration: parsed and validated, immutable, shared by
 // the clients and servers it is given to (free it whenever; they keep
@@ -745,6 +754,31 @@ typedef struct NetsyncMessage {
   // when the call returns `NETSYNC_ERR_BUFFER_TOO_SMALL`.
   size_t size;
 } NetsyncMessage;
+
+// What a recording holds.
+typedef struct NetsyncReplayInfo {
+  // `NETSYNC_RECORDING_*`.
+  uint32_t kind;
+  // Id the relay gave the recording client (0: relay recording, or the
+  // client never connected).
+  uint32_t client_id;
+  // Recording times (the recorder's clock, s) of the first and last entries.
+  double start_time;
+  double end_time;
+  // Recorded entries, ticks and snapshot frames.
+  uint64_t entries;
+  uint64_t ticks;
+  uint64_t frames;
+  // Commands and component states recorded.
+  uint64_t messages;
+  // Send-right changes recorded.
+  uint64_t right_changes;
+  // Entities with at least one recorded state.
+  uint64_t entities;
+  // Size of the file, and of its entries uncompressed.
+  uint64_t file_bytes;
+  uint64_t raw_bytes;
+} NetsyncReplayInfo;
 
 // One scripted element: the server spawns it, every machine computes it.
 typedef struct NetsyncScriptedSpawn {
@@ -1162,6 +1196,64 @@ enum NetsyncResult netsync_client_send_component_command(struct NetsyncClient *c
                                                          uint32_t component_id,
                                                          const uint8_t *data,
                                                          size_t len);
+
+// Records everything `client` shows from the network (what its timeline
+// is fed, its ticks, send rights and messages) to the file at `path`
+// (UTF-8), until `netsync_client_stop_recording` or
+// `netsync_client_free`. Call before the first tick:
+// `NETSYNC_ERR_WRONG_STATE` after it, or when already recording;
+// `NETSYNC_ERR_IO` when the file cannot be created.
+enum NetsyncResult netsync_client_record(struct NetsyncClient *client, const char *path);
+
+// Ends the recording and waits until the file is complete.
+// `NETSYNC_ERR_WRONG_STATE` when not recording.
+enum NetsyncResult netsync_client_stop_recording(struct NetsyncClient *client);
+
+// Opens the recording at `path` (UTF-8) and reads it whole, checking
+// every block. A file cut short, damaged, of another format or of an
+// unsupported version is `NETSYNC_ERR_INVALID_ARGUMENT` with the reason
+// (`netsync_last_error`); an unreadable one `NETSYNC_ERR_IO`.
+enum NetsyncResult netsync_replay_open(const char *path, struct NetsyncReplay **out);
+
+// Opens a recording held in memory (`len` bytes at `data`, copied).
+enum NetsyncResult netsync_replay_open_buffer(const uint8_t *data,
+                                              size_t len,
+                                              struct NetsyncReplay **out);
+
+// Frees a replay. NULL or a handle already freed is a no-op.
+void netsync_replay_free(struct NetsyncReplay *replay);
+
+// Writes what the recording holds to `*out`.
+enum NetsyncResult netsync_replay_info(struct NetsyncReplay *replay, struct NetsyncReplayInfo *out);
+
+// Shows the recording at recording time `time` (the recording client's
+// engine clock; the relay's clock for a relay recording): at a time the
+// client ticked at, exactly the transforms it got then. Going back in
+// time replays from the start.
+enum NetsyncResult netsync_replay_tick_at(struct NetsyncReplay *replay,
+                                          double time,
+                                          struct NetsyncTransform *out,
+                                          size_t capacity,
+                                          size_t *out_count);
+
+// Plays the recording on the engine's clock `now` (any monotonic clock,
+// s): the first tick, and the first after a seek, shows the start (or
+// the seek time); later ticks advance at the set speed.
+enum NetsyncResult netsync_replay_tick(struct NetsyncReplay *replay,
+                                       double now,
+                                       struct NetsyncTransform *out,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+// The next `netsync_replay_tick` shows recording time `time`.
+enum NetsyncResult netsync_replay_seek(struct NetsyncReplay *replay, double time);
+
+// Plays on at `speed` times real time (0 pauses, at most 100).
+enum NetsyncResult netsync_replay_set_speed(struct NetsyncReplay *replay, double speed);
+
+// Writes the recording time of the last tick to `*out`;
+// `NETSYNC_ERR_WRONG_STATE` before the first tick.
+enum NetsyncResult netsync_replay_position(struct NetsyncReplay *replay, double *out);
 
 // Static name of a result code ("NETSYNC_OK", ...); "NETSYNC_UNKNOWN"
 // for a value that is not a code. Never NULL, never freed.

@@ -3,7 +3,7 @@
 //! through a method here, so a recording cannot miss one, and a replay
 //! that applies the entries in order rebuilds the same timeline.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::ops::Deref;
 use std::path::Path;
 
@@ -101,11 +101,9 @@ impl RecordedTimeline {
         }
         // Order-independent digest: no allocation unless the set changed.
         let state = foldhash::fast::FixedState::default();
-        let digest = entities.clone().fold(0u64, |acc, e| {
-            let mut h = state.build_hasher();
-            e.hash(&mut h);
-            acc.wrapping_add(h.finish())
-        });
+        let digest = entities
+            .clone()
+            .fold(0u64, |acc, e| acc.wrapping_add(state.hash_one(e)));
         if self.hidden != Some(digest) {
             self.hidden = Some(digest);
             let mut list: Vec<u64> = entities.copied().collect();

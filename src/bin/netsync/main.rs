@@ -5,6 +5,7 @@ mod demo;
 mod netsim;
 mod quality;
 mod relay;
+mod replay;
 mod stderr_log;
 
 use std::process::ExitCode;
@@ -19,6 +20,7 @@ COMMANDS:
     demo       A multiplayer physics match on a bad network, with a report
                and plots (see `netsync demo --help`)
     relay      Run the relay server (see `netsync relay --help`)
+    replay     Summarise a recording and play it back (`netsync replay --help`)
     netsim     UDP proxy that puts traffic through a network profile
     quality    Interpolation quality benchmark: every mode on every network
                profile, side by side (see `netsync quality --help`)
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(rest),
         Some("quality") => quality::run(rest),
         Some("relay") => relay::run(rest),
+        Some("replay") => replay::run(rest),
         Some("netsim") => netsim::run(rest),
         Some("help") | Some("--help") | Some("-h") | None => {
             print!("{USAGE}");

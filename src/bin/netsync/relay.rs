@@ -30,8 +30,18 @@ OPTIONS:
                                 to nobody, 0 for never [default: 2]
     --neutral first-ready|nobody
                                 First holder of a neutral object [default: first-ready]
+    --lockstep-input-delay N    Lockstep: frames between input and its frame [default: 3]
+    --lockstep-sync-interval N  Lockstep: how far past the newest confirmed frame
+                                input may run [default: 30]
+    --lockstep-stall-timeout S  Lockstep: a silent member's input is filled
+                                empty after S seconds [default: 1]
+    --lockstep-min-members N    Lockstep: members before frame 0 [default: 1]
+    --lockstep-max-members N    [default: 16]
+    --lockstep-history-frames N Confirmed frames kept for joiners [default: 36000]
     --config FILE               Read `key = value` lines with the names above
                                 (without --); flags after it win
+    --record FILE               Record every accepted state, send-right change,
+                                removal and global command (docs/replay.md)
     --duration S                Stop after S seconds (for scripts) [default: run until Ctrl-C]
     -v, --verbose               Debug logging
 ";
@@ -41,10 +51,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
     let mut config = RelayServerConfig::default();
     let mut verbose = false;
     let mut duration: Option<f64> = None;
+    let mut record: Option<std::path::PathBuf> = None;
     let mut parser = lexopt::Parser::from_args(args);
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("duration") => duration = Some(value(&mut parser, "duration")?),
+            Long("record") => record = Some(value::<String>(&mut parser, "record")?.into()),
             Long("config") => {
                 let path: String = value(&mut parser, "config")?;
                 apply_file(&mut config, &path)?;
@@ -69,8 +81,17 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
         .map_err(|e| format!("--{}: must be {}", e.setting, e.rule))?;
     crate::stderr_log::init(verbose);
     let stop = stop_on_ctrl_c()?;
-    let relay =
-        RelayServer::start(config).map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
+    let relay = match &record {
+        Some(path) => RelayServer::start_recording(config, path).map_err(|e| {
+            format!(
+                "cannot listen on {} and record to {}: {e}",
+                config.bind,
+                path.display()
+            )
+        })?,
+        None => RelayServer::start(config)
+            .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?,
+    };
     let started = Instant::now();
     let mut next_report = Duration::from_secs(5);
     while !stop.load(Ordering::SeqCst)

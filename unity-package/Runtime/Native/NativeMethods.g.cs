@@ -222,6 +222,11 @@ namespace Netsync.Native
         /// </summary>
         public const uint NETSYNC_MESSAGE_COMPONENT_STATE = 3;
         /// <summary>
+        ///  Recording kinds (`NetsyncReplayInfo::kind`).
+        /// </summary>
+        public const uint NETSYNC_RECORDING_CLIENT = 1;
+        public const uint NETSYNC_RECORDING_RELAY = 2;
+        /// <summary>
         ///  `NetsyncClientEvent::reason` of `NETSYNC_EVENT_SCRIPTED_REFUSED`: no
         ///  path configuration is loaded on this client.
         /// </summary>
@@ -373,7 +378,7 @@ namespace Netsync.Native
         ///  working); while the major is 0, a minor may also change struct
         ///  layouts, so bindings require exactly the minor they were made for.
         /// </summary>
-        public const uint NETSYNC_ABI_VERSION_MINOR = 6;
+        public const uint NETSYNC_ABI_VERSION_MINOR = 7;
 
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -679,6 +684,87 @@ namespace Netsync.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_client_send_component_command", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern NetsyncResult netsync_client_send_component_command(NetsyncClient* client, ulong entity_id, uint component_id, byte* data, System.UIntPtr len);
+
+        /// <summary>
+        ///  Records everything `client` shows from the network (what its timeline
+        ///  is fed, its ticks, send rights and messages) to the file at `path`
+        ///  (UTF-8), until `netsync_client_stop_recording` or
+        ///  `netsync_client_free`. Call before the first tick:
+        ///  `NETSYNC_ERR_WRONG_STATE` after it, or when already recording;
+        ///  `NETSYNC_ERR_IO` when the file cannot be created.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_record", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_record(NetsyncClient* client, byte* path);
+
+        /// <summary>
+        ///  Ends the recording and waits until the file is complete.
+        ///  `NETSYNC_ERR_WRONG_STATE` when not recording.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_stop_recording", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_stop_recording(NetsyncClient* client);
+
+        /// <summary>
+        ///  Opens the recording at `path` (UTF-8) and reads it whole, checking
+        ///  every block. A file cut short, damaged, of another format or of an
+        ///  unsupported version is `NETSYNC_ERR_INVALID_ARGUMENT` with the reason
+        ///  (`netsync_last_error`); an unreadable one `NETSYNC_ERR_IO`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_open", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_open(byte* path, NetsyncReplay** @out);
+
+        /// <summary>
+        ///  Opens a recording held in memory (`len` bytes at `data`, copied).
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_open_buffer", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_open_buffer(byte* data, System.UIntPtr len, NetsyncReplay** @out);
+
+        /// <summary>
+        ///  Frees a replay. NULL or a handle already freed is a no-op.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_free", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern void netsync_replay_free(NetsyncReplay* replay);
+
+        /// <summary>
+        ///  Writes what the recording holds to `*out`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_info", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_info(NetsyncReplay* replay, NetsyncReplayInfo* @out);
+
+        /// <summary>
+        ///  Shows the recording at recording time `time` (the recording client's
+        ///  engine clock; the relay's clock for a relay recording): at a time the
+        ///  client ticked at, exactly the transforms it got then. Going back in
+        ///  time replays from the start.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_tick_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_tick_at(NetsyncReplay* replay, double time, NetsyncTransform* @out, System.UIntPtr capacity, System.UIntPtr* out_count);
+
+        /// <summary>
+        ///  Plays the recording on the engine's clock `now` (any monotonic clock,
+        ///  s): the first tick, and the first after a seek, shows the start (or
+        ///  the seek time); later ticks advance at the set speed.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_tick", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_tick(NetsyncReplay* replay, double now, NetsyncTransform* @out, System.UIntPtr capacity, System.UIntPtr* out_count);
+
+        /// <summary>
+        ///  The next `netsync_replay_tick` shows recording time `time`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_seek", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_seek(NetsyncReplay* replay, double time);
+
+        /// <summary>
+        ///  Plays on at `speed` times real time (0 pauses, at most 100).
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_set_speed", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_set_speed(NetsyncReplay* replay, double speed);
+
+        /// <summary>
+        ///  Writes the recording time of the last tick to `*out`;
+        ///  `NETSYNC_ERR_WRONG_STATE` before the first tick.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_replay_position", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_replay_position(NetsyncReplay* replay, double* @out);
 
         /// <summary>
         ///  Static name of a result code ("NETSYNC_OK", ...); "NETSYNC_UNKNOWN"
@@ -1333,6 +1419,60 @@ namespace Netsync.Native
         ///  when the call returns `NETSYNC_ERR_BUFFER_TOO_SMALL`.
         /// </summary>
         public System.UIntPtr size;
+    }
+
+    /// <summary>
+    ///  Opaque replay handle. Not thread-safe: calls on one handle must not
+    ///  overlap (overlapping calls fail with `NETSYNC_ERR_BUSY`).
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncReplay
+    {
+    }
+
+    /// <summary>
+    ///  What a recording holds.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe partial struct NetsyncReplayInfo
+    {
+        /// <summary>
+        ///  `NETSYNC_RECORDING_*`.
+        /// </summary>
+        public uint kind;
+        /// <summary>
+        ///  Id the relay gave the recording client (0: relay recording, or the
+        ///  client never connected).
+        /// </summary>
+        public uint client_id;
+        /// <summary>
+        ///  Recording times (the recorder's clock, s) of the first and last entries.
+        /// </summary>
+        public double start_time;
+        public double end_time;
+        /// <summary>
+        ///  Recorded entries, ticks and snapshot frames.
+        /// </summary>
+        public ulong entries;
+        public ulong ticks;
+        public ulong frames;
+        /// <summary>
+        ///  Commands and component states recorded.
+        /// </summary>
+        public ulong messages;
+        /// <summary>
+        ///  Send-right changes recorded.
+        /// </summary>
+        public ulong right_changes;
+        /// <summary>
+        ///  Entities with at least one recorded state.
+        /// </summary>
+        public ulong entities;
+        /// <summary>
+        ///  Size of the file, and of its entries uncompressed.
+        /// </summary>
+        public ulong file_bytes;
+        public ulong raw_bytes;
     }
 
     /// <summary>
