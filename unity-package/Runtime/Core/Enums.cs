@@ -43,6 +43,15 @@ namespace Netsync
         ServerOwned = NativeMethods.NETSYNC_KIND_SERVER_OWNED,
     }
 
+    /// <summary>Who wrote a recording (docs/replay.md).</summary>
+    public enum RecordingKind : uint
+    {
+        /// <summary>A client: what it showed from the network, its ticks and messages.</summary>
+        Client = NativeMethods.NETSYNC_RECORDING_CLIENT,
+        /// <summary>The relay: every state it accepted, right change and command.</summary>
+        Relay = NativeMethods.NETSYNC_RECORDING_RELAY,
+    }
+
     /// <summary>Why the relay refused a claim.</summary>
     public enum ClaimRefusal : uint
     {

@@ -80,6 +80,7 @@ namespace Netsync.Tests
             { "NETSYNC_LOCKSTEP_ITEM_", typeof(LockstepItemKind) },
             { "NETSYNC_LOCKSTEP_INPUT_", typeof(LockstepInputFlags) },
             { "NETSYNC_LOCKSTEP_EVENT_", typeof(LockstepEventKind) },
+            { "NETSYNC_RECORDING_", typeof(RecordingKind) },
             { "NETSYNC_LOCKSTEP_REFUSED_", typeof(LockstepRefusal) },
             { "NETSYNC_SCRIPTED_REFUSED_", typeof(ScriptedRefusal) },
         };
