@@ -58,12 +58,9 @@ impl RecordedTimeline {
         self.recorder.is_some()
     }
 
-    /// Ends the recording and waits until the file is complete.
+    /// Ends the recording, if any, and waits until the file is complete.
     pub fn stop_recording(&mut self) -> Result<(), String> {
-        match self.recorder.take() {
-            Some(r) => r.finish(),
-            None => Err("not recording".into()),
-        }
+        self.recorder.take().map_or(Ok(()), Recorder::finish)
     }
 
     fn log(&mut self, entry: impl FnOnce() -> Entry) {

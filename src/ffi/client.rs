@@ -8,7 +8,7 @@ use super::result::{guard, guard_void, FfiError, NetsyncResult};
 use super::send_filter::NetsyncSendFilterConfig;
 use super::server::c_str;
 use super::timeline::{mode_from, NetsyncTimelineConfig};
-use super::types::{NetsyncSample, NetsyncTransform};
+use super::types::{NetsyncSample, NetsyncTransform, TransformBatch};
 use crate::client::{
     Client, ClientConfig, ClientError, ClientEvent, ConnectionState, DisconnectReason, Removal,
 };
@@ -534,40 +534,10 @@ pub extern "C" fn netsync_client_tick(
     out_count: *mut usize,
 ) -> NetsyncResult {
     guard("netsync_client_tick", || {
-        if out_count.is_null() {
-            return Err(FfiError::null("out_count"));
-        }
-        if capacity > 0 && out.is_null() {
-            return Err(FfiError::null("out"));
-        }
+        let batch = TransformBatch::new(out, capacity, out_count)?;
         with_client(client, |c| {
-            // New entities may arrive in this very tick: check after it,
-            // and report the count the caller needs next time.
-            let mut written = 0usize;
-            let count = c
-                .tick_with(now, |i, shown| {
-                    if i < capacity {
-                        // SAFETY: i < capacity and `out` holds `capacity` items.
-                        unsafe {
-                            out.add(i).write(NetsyncTransform::new(
-                                shown.entity,
-                                &shown.pose,
-                                shown.flags,
-                            ))
-                        };
-                        written += 1;
-                    }
-                })
-                .map_err(client_error)?;
-            // SAFETY: checked for NULL.
-            unsafe { out_count.write(count) };
-            if count > written {
-                return Err(FfiError::new(
-                    NetsyncResult::NETSYNC_ERR_BUFFER_TOO_SMALL,
-                    format!("{count} entities but room for {capacity}; the first {written} were written"),
-                ));
-            }
-            Ok(())
+            let count = c.tick_with(now, batch.writer()).map_err(client_error)?;
+            batch.finish(count)
         })
     })
 }

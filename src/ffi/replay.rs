@@ -9,7 +9,7 @@ use super::client::{client_error, with_client, NetsyncClient};
 use super::handles;
 use super::result::{guard, guard_void, FfiError, NetsyncResult};
 use super::server::c_str;
-use super::types::NetsyncTransform;
+use super::types::{NetsyncTransform, TransformBatch};
 use crate::replay::{Player, RecordingKind, ReplayError};
 
 /// Opaque replay handle. Not thread-safe: calls on one handle must not
@@ -183,54 +183,6 @@ pub extern "C" fn netsync_replay_info(
     })
 }
 
-/// Writes the shown transforms into `out` (room for `capacity`) and their
-/// count to `*out_count`, as `netsync_client_tick` does.
-fn tick_into(
-    replay: *mut NetsyncReplay,
-    out: *mut NetsyncTransform,
-    capacity: usize,
-    out_count: *mut usize,
-    tick: impl FnOnce(
-        &mut Player,
-        &mut dyn FnMut(usize, &crate::core::timeline::Shown),
-    ) -> Result<usize, String>,
-) -> Result<(), FfiError> {
-    if out_count.is_null() {
-        return Err(FfiError::null("out_count"));
-    }
-    if capacity > 0 && out.is_null() {
-        return Err(FfiError::null("out"));
-    }
-    with_replay(replay, |p| {
-        let mut written = 0usize;
-        let count = tick(p, &mut |i, shown| {
-            if i < capacity {
-                // SAFETY: i < capacity and `out` holds `capacity` items.
-                unsafe {
-                    out.add(i).write(NetsyncTransform::new(
-                        shown.entity,
-                        &shown.pose,
-                        shown.flags,
-                    ))
-                };
-                written += 1;
-            }
-        })
-        .map_err(FfiError::invalid)?;
-        // SAFETY: checked for NULL.
-        unsafe { out_count.write(count) };
-        if count > written {
-            return Err(FfiError::new(
-                NetsyncResult::NETSYNC_ERR_BUFFER_TOO_SMALL,
-                format!(
-                    "{count} entities but room for {capacity}; the first {written} were written"
-                ),
-            ));
-        }
-        Ok(())
-    })
-}
-
 /// Shows the recording at recording time `time` (the recording client's
 /// engine clock; the relay's clock for a relay recording): at a time the
 /// client ticked at, exactly the transforms it got then. Going back in
@@ -244,8 +196,10 @@ pub extern "C" fn netsync_replay_tick_at(
     out_count: *mut usize,
 ) -> NetsyncResult {
     guard("netsync_replay_tick_at", || {
-        tick_into(replay, out, capacity, out_count, |p, visit| {
-            p.tick_at(time, visit)
+        let batch = TransformBatch::new(out, capacity, out_count)?;
+        with_replay(replay, |p| {
+            let count = p.tick_at(time, batch.writer()).map_err(FfiError::invalid)?;
+            batch.finish(count)
         })
     })
 }
@@ -262,8 +216,10 @@ pub extern "C" fn netsync_replay_tick(
     out_count: *mut usize,
 ) -> NetsyncResult {
     guard("netsync_replay_tick", || {
-        tick_into(replay, out, capacity, out_count, |p, visit| {
-            p.tick(now, visit)
+        let batch = TransformBatch::new(out, capacity, out_count)?;
+        with_replay(replay, |p| {
+            let count = p.tick(now, batch.writer()).map_err(FfiError::invalid)?;
+            batch.finish(count)
         })
     })
 }

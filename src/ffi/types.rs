@@ -4,7 +4,9 @@
 
 use glam::{Quat, Vec3};
 
+use super::result::{FfiError, NetsyncResult};
 use crate::core::pose::{Pose, Sample, SampleFlags};
+use crate::core::timeline::Shown;
 
 /// A vector of three floats (metres, metres per second or radians per
 /// second) in netsync's one frame: Y up, +X right, +Z forward (Unity's
@@ -157,6 +159,72 @@ impl NetsyncTransform {
             rotation: pose.rotation.into(),
             flags,
         }
+    }
+}
+
+/// Where a tick writes its batch (`netsync_client_tick`,
+/// `netsync_replay_tick*`): `out` with room for `capacity` transforms,
+/// and the count in `*out_count`.
+pub(crate) struct TransformBatch {
+    out: *mut NetsyncTransform,
+    capacity: usize,
+    out_count: *mut usize,
+}
+
+impl TransformBatch {
+    /// Checks the pointers (`out` may be NULL only with no capacity).
+    pub fn new(
+        out: *mut NetsyncTransform,
+        capacity: usize,
+        out_count: *mut usize,
+    ) -> Result<Self, FfiError> {
+        if out_count.is_null() {
+            return Err(FfiError::null("out_count"));
+        }
+        if capacity > 0 && out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        Ok(TransformBatch {
+            out,
+            capacity,
+            out_count,
+        })
+    }
+
+    /// The visitor a tick calls for its `i`th transform: written while
+    /// room lasts (statically dispatched: it runs once per entity).
+    pub fn writer(&self) -> impl FnMut(usize, &Shown) + '_ {
+        move |i, shown| {
+            if i < self.capacity {
+                // SAFETY: i < capacity and `out` holds `capacity` items.
+                unsafe {
+                    self.out.add(i).write(NetsyncTransform::new(
+                        shown.entity,
+                        &shown.pose,
+                        shown.flags,
+                    ))
+                };
+            }
+        }
+    }
+
+    /// After the tick showed `count`: the count is written in any case
+    /// (new entities may arrive in this very tick: the caller learns the
+    /// room it needs next time); `NETSYNC_ERR_BUFFER_TOO_SMALL` when some
+    /// did not fit.
+    pub fn finish(&self, count: usize) -> Result<(), FfiError> {
+        // SAFETY: checked for NULL in `new`.
+        unsafe { self.out_count.write(count) };
+        if count > self.capacity {
+            return Err(FfiError::new(
+                NetsyncResult::NETSYNC_ERR_BUFFER_TOO_SMALL,
+                format!(
+                    "{count} entities but room for {}; the first {} were written",
+                    self.capacity, self.capacity
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 

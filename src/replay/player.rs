@@ -35,11 +35,9 @@ pub struct Summary {
 pub struct Player {
     entries: Vec<(f64, Entry)>,
     summary: Summary,
-    timeline: Timeline,
+    state: Replayed,
     /// Next entry to apply.
     next: usize,
-    hidden: HashSet<u64>,
-    rights: HashMap<u64, (u32, u32)>,
     /// Recording time of the last tick.
     position: Option<f64>,
     speed: f64,
@@ -47,6 +45,15 @@ pub struct Player {
     anchor: Option<(f64, f64)>,
     last_now: Option<f64>,
     seek_to: Option<f64>,
+}
+
+/// What the entries build up: the timeline and what the client did not
+/// show from it. (Apart from the entries, so that applying one borrows
+/// it instead of copying it.)
+struct Replayed {
+    timeline: Timeline,
+    hidden: HashSet<u64>,
+    rights: HashMap<u64, (u32, u32)>,
 }
 
 impl std::fmt::Debug for Player {
@@ -98,10 +105,12 @@ impl Player {
         Player {
             entries: recording.entries,
             summary,
-            timeline: fresh_timeline(TimelineConfig::default()),
+            state: Replayed {
+                timeline: fresh_timeline(TimelineConfig::default()),
+                hidden: HashSet::new(),
+                rights: HashMap::new(),
+            },
             next: 0,
-            hidden: HashSet::new(),
-            rights: HashMap::new(),
             position: None,
             speed: 1.0,
             anchor: None,
@@ -129,12 +138,13 @@ impl Player {
 
     /// Holder and epoch of `entity`'s send right as of the last tick.
     pub fn right(&self, entity: u64) -> Option<(u32, u32)> {
-        self.rights.get(&entity).copied()
+        self.state.rights.get(&entity).copied()
     }
 
     /// Server time the timeline showed at the last tick.
     pub fn render_time(&self) -> f64 {
-        self.timeline.render_time(self.timeline.config().mode)
+        let timeline = &self.state.timeline;
+        timeline.render_time(timeline.config().mode)
     }
 
     /// Shows the recording at recording time `time` (the live client's
@@ -161,15 +171,15 @@ impl Player {
                     // The live tick at this time: the one we do below.
                     break;
                 }
-                let _ = self.timeline.tick_with(*t, |_, _| {});
+                let _ = self.state.timeline.tick_with(*t, |_, _| {});
                 continue;
             }
-            let entry = entry.clone();
-            self.apply(&entry);
+            self.state.apply(entry);
         }
-        let hidden = &self.hidden;
+        let hidden = &self.state.hidden;
         let mut shown = 0;
-        self.timeline
+        self.state
+            .timeline
             .tick_with(time, |_, s| {
                 if !hidden.contains(&s.entity) {
                     visit(shown, s);
@@ -218,13 +228,16 @@ impl Player {
     }
 
     fn rewind(&mut self) {
-        self.timeline = fresh_timeline(*self.timeline.config());
+        let s = &mut self.state;
+        s.timeline = fresh_timeline(*s.timeline.config());
+        s.hidden.clear();
+        s.rights.clear();
         self.next = 0;
-        self.hidden.clear();
-        self.rights.clear();
         self.position = None;
     }
+}
 
+impl Replayed {
     fn apply(&mut self, entry: &Entry) {
         let tl = &mut self.timeline;
         match entry {

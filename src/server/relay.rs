@@ -250,7 +250,8 @@ pub struct Relay {
     scripted: ScriptedRegistry,
     /// Accepted states, right changes and commands, when recording.
     recorder: Option<Recorder>,
-    /// The relay's clock at the latest call (stamps recorded entries).
+    /// The relay's clock at the latest public call that gave it (stamps
+    /// recorded entries, also from calls that do not take the time).
     now: f64,
 }
 
@@ -401,6 +402,7 @@ impl Relay {
     /// A client was admitted at relay time `now`: welcome it; it will get
     /// the scene in its interest on the next send tick.
     pub fn join(&mut self, client: u32, now: f64) {
+        self.now = now;
         // A phase of the send interval of its own, spread by the golden
         // ratio so that any number of clients covers it evenly.
         let phase = (client as f64 * 0.618_033_988_75).fract();
@@ -431,7 +433,6 @@ impl Relay {
     /// its former one. (Announcing every change to every client made a
     /// thousand clients joining cost a million messages.)
     fn broadcast_rights(&mut self, now: f64) {
-        self.now = now;
         let changes: Vec<_> = self.rights.drain_changes().collect();
         for change in changes {
             self.log(|| Entry::Right {
@@ -503,6 +504,7 @@ impl Relay {
     /// controlled go (everyone is told), the neutral objects it held return
     /// to nobody (announced) and keep their last state.
     pub fn leave(&mut self, client: u32, now: f64) {
+        self.now = now;
         if self.clients.remove(&client).is_none() {
             return;
         }
@@ -545,6 +547,7 @@ impl Relay {
     /// A datagram's payload from an admitted client. The sender is the
     /// connection, never anything inside the payload.
     pub fn receive(&mut self, client: u32, payload: &[u8], now: f64) {
+        self.now = now;
         if !self.clients.contains_key(&client) {
             return;
         }
@@ -783,7 +786,6 @@ impl Relay {
     /// Numbers a global command and sends it to everyone (its sender too,
     /// so every client sees one order) and to the embedded server.
     fn global_command(&mut self, sender: u32, data: Vec<u8>, now: f64) {
-        self.now = now;
         let p = self.config.precision;
         let (global_seq, payload) = self.globals.append(|global_seq| {
             Message::GlobalCommand {
@@ -897,7 +899,6 @@ impl Relay {
     }
 
     fn apply(&mut self, client: u32, server_time: f64, update: EntityUpdate, now: f64) {
-        self.now = now;
         let entity = update.entity;
         match self.rights.kind(entity) {
             None => {
@@ -973,6 +974,8 @@ impl Relay {
         self.next_version += 1;
         self.index.place(entity, Some(update.pose.position));
         if let Some(r) = &mut self.recorder {
+            // `server_time` already is the state's stamp (message time
+            // less age): keep it exactly rather than rebuild it.
             let mut sample = update.to_sample(server_time);
             sample.server_time = server_time;
             r.log(
@@ -997,12 +1000,9 @@ impl Relay {
         Ok(())
     }
 
-    /// Ends the recording and waits until the file is complete.
+    /// Ends the recording, if any, and waits until the file is complete.
     pub fn stop_recording(&mut self) -> Result<(), String> {
-        match self.recorder.take() {
-            Some(r) => r.finish(),
-            None => Err("not recording".into()),
-        }
+        self.recorder.take().map_or(Ok(()), Recorder::finish)
     }
 
     fn log(&mut self, entry: impl FnOnce() -> Entry) {
@@ -1017,6 +1017,7 @@ impl Relay {
         mut update: EntityUpdate,
         now: f64,
     ) -> Result<(), ServerCallError> {
+        self.now = now;
         self.rights
             .register_server(update.entity)
             .map_err(|_| ServerCallError::NotServerOwned)?;
@@ -1026,7 +1027,6 @@ impl Relay {
             .entities
             .get(&update.entity)
             .map_or(0, |e| e.update.sequence.wrapping_add(1));
-        self.now = now;
         self.store_state(update, now);
         Ok(())
     }
@@ -1063,6 +1063,7 @@ impl Relay {
         if data.len() > MAX_PAYLOAD {
             return Err(ServerCallError::PayloadTooLarge);
         }
+        self.now = now;
         self.global_command(0, data, now);
         Ok(())
     }
@@ -1165,6 +1166,7 @@ impl Relay {
     /// Every client's snapshot at once, and the once-per-interval work:
     /// for tests and simulations that step the relay tick by tick.
     pub fn tick(&mut self, now: f64) {
+        self.now = now;
         self.lockstep.advance(now);
         self.global_tick(now);
         let ids: Vec<u32> = self.clients.keys().copied().collect();
