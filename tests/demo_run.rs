@@ -60,6 +60,10 @@ fn a_short_demo_converges_hands_rights_over_and_replays_exactly() {
 
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    println!(
+        "{} frames, {} late",
+        summary["frames"], summary["late_frames"]
+    );
     let rows = summary["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
     let mut transfers = 0;
@@ -90,7 +94,11 @@ fn a_short_demo_converges_hands_rights_over_and_replays_exactly() {
     let mut end = final_rms(&series, 3, 9.0);
     println!("divergence RMS over the last 3 s per client: {end:?}");
     end.sort_by(f64::total_cmp);
-    assert!(end[1] < 0.2, "divergence at the end: {end:?} m");
+    let worst: Vec<&serde_json::Value> = rows.iter().map(|r| &r["worst_objects"]).collect();
+    assert!(
+        end[1] < 0.2,
+        "divergence at the end: {end:?} m; worst objects per client: {worst:?}"
+    );
 
     let replays = summary["replay"].as_array().unwrap();
     assert_eq!(replays.len(), 3);

@@ -45,6 +45,11 @@ impl SampleFlags {
     /// epoch). Its sender's dead reckoning started afresh, so no velocity
     /// is derived from the previous holder's last state.
     pub(crate) const NEW_SOURCE: u32 = 1 << 17;
+    /// Internal: this client's own simulation of an object it held
+    /// ([`Timeline::record_local`](crate::core::timeline::Timeline::record_local)).
+    /// The network's word supersedes it: a received state drops every
+    /// local one at or after its time.
+    pub(crate) const LOCAL: u32 = 1 << 18;
     /// Every bit a caller may set.
     pub const ALL: u32 =
         Self::HAS_VELOCITY | Self::HAS_ANGULAR_VELOCITY | Self::TELEPORT | Self::AFTER_GAP;
@@ -63,6 +68,9 @@ impl SampleFlags {
     }
     pub(crate) fn new_source(self) -> bool {
         self.0 & Self::NEW_SOURCE != 0
+    }
+    pub(crate) fn local(self) -> bool {
+        self.0 & Self::LOCAL != 0
     }
 }
 

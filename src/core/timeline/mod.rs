@@ -282,6 +282,8 @@ impl Timeline {
             .get(&entity)
             .ok_or(TimelineError::UnknownEntity(entity))?;
         let max_samples = self.config.max_samples_per_entity;
+        let mut sample = sample;
+        sample.flags.0 |= crate::core::pose::SampleFlags::LOCAL;
         self.tracks[i].insert(sample, max_samples, f64::NEG_INFINITY);
         Ok(())
     }

@@ -347,3 +347,56 @@ fn a_local_record_is_shown_after_the_remote_samples_before_it() {
         Err(TimelineError::UnknownEntity(99))
     ));
 }
+
+#[test]
+fn a_new_holders_state_supersedes_the_local_simulation_from_its_time_on() {
+    let mut tl = Timeline::new(TimelineConfig::default()).unwrap();
+    quiet_entity_flags(&mut tl, 0, 20);
+    // This client held entity 1 and simulated it to x = 5..=10 itself.
+    for k in 0..=5 {
+        let t = 1.0 + 0.1 * k as f64;
+        let local = Sample::at(t, Vec3::new(5.0 + k as f32, 0.0, 0.0), Quat::IDENTITY)
+            .with_velocity(Vec3::new(10.0, 0.0, 0.0));
+        tl.record_local(1, local).unwrap();
+    }
+    // The relay gave it to another client, whose state from t = 1.2 on
+    // has it near the origin: that is what shows from 1.2 on, with no
+    // local sample read in between.
+    let remote = |t: f64| {
+        (
+            1u64,
+            Sample::at(t, Vec3::new(-1.0, 0.0, 0.0), Quat::IDENTITY).with_velocity(Vec3::ZERO),
+        )
+    };
+    tl.push_frame(1.25, 1.2, &[remote(1.2)]).unwrap();
+    tl.push_frame(1.35, 1.3, &[remote(1.3)]).unwrap();
+    let mut out = Vec::new();
+    for k in 0..40 {
+        tl.tick(2.0 + 0.02 * k as f64, &mut out).unwrap();
+    }
+    let one = out.iter().find(|s| s.entity == 1).unwrap();
+    assert!((one.pose.position.x + 1.0).abs() < 1e-3, "{:?}", one.pose);
+}
+
+#[test]
+fn a_local_record_nobody_follows_up_is_held_not_dead_reckoned() {
+    let mut tl = Timeline::new(TimelineConfig::default()).unwrap();
+    quiet_entity_flags(&mut tl, 0, 20);
+    // This client let entity 1 go while its simulation still moved it;
+    // nobody holds it now, so no state follows, though frames keep coming.
+    let local = Sample::at(0.9, Vec3::new(5.0, 0.0, 0.0), Quat::IDENTITY)
+        .with_velocity(Vec3::new(3.0, 0.0, 0.0));
+    tl.record_local(1, local).unwrap();
+    let out = {
+        let mut out = Vec::new();
+        for i in 20..80 {
+            let st = i as f64 / HZ;
+            tl.push_frame(st + 0.02, st, &[(2, moving(st, Vec3::X))])
+                .unwrap();
+            tl.tick(st + 0.03, &mut out).unwrap();
+        }
+        out
+    };
+    let one = out.iter().find(|s| s.entity == 1).unwrap();
+    assert!((one.pose.position.x - 5.0).abs() < 1e-4, "{:?}", one.pose);
+}

@@ -127,6 +127,19 @@ impl Track {
         coverage_before: f64,
     ) -> Inserted {
         let t = sample.server_time;
+        // A received state supersedes this client's own simulation from
+        // its time on: after a hand-over the new holder's stream must not
+        // interleave with what this client simulated while it held the
+        // object (two diverging paths, read alternately, would flicker).
+        if !sample.flags.local()
+            && self
+                .samples
+                .iter()
+                .any(|s| s.flags.local() && s.server_time >= t)
+        {
+            self.samples
+                .retain(|s| !(s.flags.local() && s.server_time >= t));
+        }
         if !sample.flags.after_gap()
             && self.samples.last().is_some_and(|newest| {
                 t > newest.server_time && coverage_before > newest.server_time
@@ -212,6 +225,12 @@ impl Track {
     fn read_past_newest(&self, c: &ReadContext, newest: &Sample) -> (Pose, u32) {
         let r = c.render;
         let tau = r - newest.server_time;
+        if newest.flags.local() {
+            // This client's own last simulation of an object it gave up,
+            // and nobody has sent since: no frame vouches for dead
+            // reckoning it, and an object let go to nobody is at rest.
+            return (newest.pose, 0);
+        }
         match c.mode {
             Mode::Literal => {
                 let n = self.samples.len();

@@ -185,6 +185,9 @@ impl Agent {
             let e = s.entity;
             let p = s.pose.position;
             let velocity = match self.last_shown.get(&e) {
+                // Snapped (a teleport, or a correction too large to blend):
+                // the jump is not motion.
+                Some(&(_, q, _)) if q.distance(p) > super::physics::MAX_FOLLOW_STEP => Vec3::ZERO,
                 Some(&(t, q, v)) if render > t + 1e-4 => {
                     v.lerp((p - q) / (render - t) as f32, VELOCITY_SMOOTHING)
                 }
@@ -210,7 +213,7 @@ impl Agent {
             }
             if let Some(truth) = rec.truth.at(e, render, held) {
                 self.metrics
-                    .divergence_at(now, p.distance(truth), now >= rec.measure_from);
+                    .divergence_at(now, e, p.distance(truth), now >= rec.measure_from);
             }
             if rec.tracked.contains(&e) {
                 self.shown_paths.push((e, render, p));

@@ -36,6 +36,8 @@ pub struct Metrics {
     pub claims: u64,
     pub at_rest_reports: u64,
     pub series: Vec<Bucket>,
+    /// Per remote object after the warm-up: (sum of squares, samples, worst).
+    pub per_entity: std::collections::HashMap<u64, (f64, u64, f32)>,
 }
 
 impl Metrics {
@@ -47,13 +49,29 @@ impl Metrics {
         &mut self.series[i]
     }
 
-    pub fn divergence_at(&mut self, t: f64, distance: f32, measured: bool) {
+    pub fn divergence_at(&mut self, t: f64, entity: u64, distance: f32, measured: bool) {
         let b = self.bucket(t);
         b.squared += (distance as f64).powi(2);
         b.samples += 1;
         if measured {
             self.divergence.push(distance);
+            let e = self.per_entity.entry(entity).or_default();
+            e.0 += (distance as f64).powi(2);
+            e.1 += 1;
+            e.2 = e.2.max(distance);
         }
+    }
+
+    /// The `n` objects shown furthest from the truth: (entity, RMS, worst).
+    pub fn worst_objects(&self, n: usize) -> Vec<(u64, f64, f32)> {
+        let mut all: Vec<(u64, f64, f32)> = self
+            .per_entity
+            .iter()
+            .map(|(&e, &(sq, k, max))| (e, (sq / k.max(1) as f64).sqrt(), max))
+            .collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(n);
+        all
     }
 
     pub fn render_delay_at(&mut self, t: f64, delay: f64) {

@@ -211,6 +211,7 @@ pub fn play(o: &Options) -> Result<Summary, String> {
     let mut bar = progress::Bar::new(o.duration);
     let start = Instant::now();
     let mut frame = 0u64;
+    let mut late_frames = 0u64;
     loop {
         // Frames at 60 Hz of real time (the network is real); the engine
         // clock is the real one, as in a game, even when a frame runs late.
@@ -221,6 +222,11 @@ pub fn play(o: &Options) -> Result<Summary, String> {
         let now = start.elapsed().as_secs_f64();
         if now >= o.duration {
             break;
+        }
+        // A frame that starts a whole frame late: the machine is too slow
+        // for 60 Hz of this many worlds (debug builds, busy machines).
+        if now - frame as f64 * dt > dt {
+            late_frames += 1;
         }
         for agent in agents.iter_mut() {
             let tracked: &[u64] = if agent.index == viewer { &watched } else { &[] };
@@ -246,6 +252,8 @@ pub fn play(o: &Options) -> Result<Summary, String> {
     }
     bar.finish();
     let mut summary = summarize(o, &agents, &holders);
+    summary.frames = frame;
+    summary.late_frames = late_frames;
     if o.record {
         for agent in agents.iter_mut() {
             agent
@@ -295,6 +303,7 @@ fn summarize(o: &Options, agents: &[Agent], holders: &HashMap<u64, Vec<(f64, u32
                 transfers: m.transfers_in,
                 refused: m.refused,
                 claims: m.claims,
+                worst_objects: m.worst_objects(3),
             }
         })
         .collect();
@@ -309,6 +318,8 @@ fn summarize(o: &Options, agents: &[Agent], holders: &HashMap<u64, Vec<(f64, u32
             .values()
             .map(|c| c.len().saturating_sub(1) as u64)
             .sum(),
+        frames: 0,
+        late_frames: 0,
         replay: Vec::new(),
     }
 }

@@ -28,7 +28,7 @@ fn quat_from_rp(q: rp::Rotation) -> Quat {
 
 /// Longest move of a followed body in one step that is swept (m); a
 /// longer one is a teleport.
-const MAX_FOLLOW_STEP: f32 = 0.5;
+pub const MAX_FOLLOW_STEP: f32 = 0.5;
 
 /// A body's state as the physics has it.
 #[derive(Clone, Copy, Debug)]

@@ -20,6 +20,9 @@ pub struct ClientRow {
     pub transfers: u64,
     pub refused: u64,
     pub claims: u64,
+    /// The objects this client showed furthest from the truth:
+    /// (entity, RMS m, worst m).
+    pub worst_objects: Vec<(u64, f64, f32)>,
 }
 
 /// The run as a whole.
@@ -33,6 +36,9 @@ pub struct Summary {
     pub rows: Vec<ClientRow>,
     /// Send-right changes the first client saw (every client sees them).
     pub right_changes: u64,
+    /// Engine frames run, and how many of them started over a frame late.
+    pub frames: u64,
+    pub late_frames: u64,
     /// With `--record`: each client's recording replayed against its live run.
     pub replay: Vec<super::replay_check::ReplayCheck>,
 }

@@ -53,7 +53,9 @@ impl Truth {
     }
 
     fn valid(&self, entity: u64, s: &Said) -> bool {
-        self.granted.get(&(entity, s.epoch)) == Some(&s.client)
+        // Client ids start at 1: 0 is "nobody" (a neutral epoch), never a
+        // sender, whatever a client not yet told its id recorded.
+        s.client != 0 && self.granted.get(&(entity, s.epoch)) == Some(&s.client)
     }
 
     /// Where `entity` truly was at server time `t`; `held` says whether a
@@ -129,5 +131,9 @@ mod tests {
         t.record(1, 4.0, Vec3::X * 6.0, 9, 2);
         assert_eq!(t.at(1, 3.5, true), Some(Vec3::X * 5.0));
         assert_eq!(t.path(1).len(), 4);
+        // Nobody holds it at epoch 3; a sender without an id is no truth.
+        t.announce(1, 3, 0);
+        t.record(1, 5.0, Vec3::splat(70.0), 0, 3);
+        assert_eq!(t.at(1, 5.0, false), Some(Vec3::X * 6.0));
     }
 }
