@@ -106,6 +106,19 @@
 
 #define NETSYNC_REASON_CLOSED 5
 
+// The relay runs in secure mode: connect with `netsync_client_connect_secure`.
+#define NETSYNC_REASON_TOKEN_REQUIRED 6
+
+// The client presented a connect token to a relay in plain mode.
+#define NETSYNC_REASON_NOT_SECURE 7
+
+// The connect token expired: get a new one from the game's backend.
+#define NETSYNC_REASON_TOKEN_EXPIRED 8
+
+// The connect token (or its client id) is in use by another connection;
+// the client retries while reconnecting is on.
+#define NETSYNC_REASON_TOKEN_IN_USE 9
+
 // Simulated networks for `NetsyncClientConfig::conditioner`.
 #define NETSYNC_NETWORK_NONE 0
 
@@ -248,6 +261,12 @@
 // path and the server clock.
 #define NETSYNC_TRANSFORM_SCRIPTED 16
 
+// Bytes of a relay secret.
+#define NETSYNC_SECRET_SIZE 32
+
+// Bytes of a connect token.
+#define NETSYNC_TOKEN_SIZE 225
+
 // Send policies (`NetsyncSendFilterConfig::policy`).
 #define NETSYNC_SEND_ALWAYS 0
 
@@ -371,7 +390,7 @@
 // Minor version. From major 1 on, a minor only adds (old callers keep
 // working); while the major is 0, a minor may also change struct
 // layouts, so bindings require exactly the minor they were made for.
-#define NETSYNC_ABI_VERSION_MINOR 7
+#define NETSYNC_ABI_VERSION_MINOR 8
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -897,6 +916,13 @@ typedef struct NetsyncServerStats {
   // Entity states sent again because a client reported the snapshot
   // packet that carried them lost.
   uint64_t snapshot_resends;
+  // Secure mode: handshakes whose connect token did not open (forged,
+  // damaged, for another relay) or whose key proof was wrong.
+  uint64_t dropped_bad_token;
+  // Secure mode: datagrams that did not authenticate.
+  uint64_t dropped_forged;
+  // Secure mode: datagrams seen before or older than the replay window.
+  uint64_t dropped_replayed;
 } NetsyncServerStats;
 
 // One event of an embedded server.
@@ -1346,6 +1372,46 @@ enum NetsyncResult netsync_server_scripted_tick(struct NetsyncServer *server,
                                                 struct NetsyncTransform *out,
                                                 size_t capacity,
                                                 size_t *out_count);
+
+// Writes a new random relay secret (`NETSYNC_SECRET_SIZE` bytes, from
+// the operating system's CSPRNG) to `out`. Keep it on the relay and the
+// game's backend only.
+enum NetsyncResult netsync_secret_generate(uint8_t *out, size_t len);
+
+// Issues a connect token (for a game's backend): `client_id` (1 and up)
+// may connect to the relay at `relay_address` ("IP:port", as clients
+// reach it) started with `secret`, for `lifetime_seconds` (1..=86400)
+// from now. Writes `NETSYNC_TOKEN_SIZE` bytes to `out` (`capacity` at
+// least that) and the size to `*out_len`.
+enum NetsyncResult netsync_token_issue(const uint8_t *secret,
+                                       size_t secret_len,
+                                       uint32_t client_id,
+                                       const char *relay_address,
+                                       uint32_t lifetime_seconds,
+                                       uint8_t *out,
+                                       size_t capacity,
+                                       size_t *out_len);
+
+// As `netsync_server_start`, in secure mode: only clients presenting a
+// connect token issued with `secret` are admitted, and every datagram
+// after the handshake is encrypted and authenticated. `public_address`
+// ("IP:port" that tokens name; NULL: the bound address, any IP when
+// bound to 0.0.0.0).
+enum NetsyncResult netsync_server_start_secure(const struct NetsyncServerConfig *config,
+                                               const char *bind_ip,
+                                               const uint8_t *secret,
+                                               size_t secret_len,
+                                               const char *public_address,
+                                               struct NetsyncServer **out);
+
+// As `netsync_client_connect`, in secure mode with a connect token from
+// the game's backend (`token_len` = `NETSYNC_TOKEN_SIZE`). `address`
+// NULL: the relay address the token names.
+enum NetsyncResult netsync_client_connect_secure(const struct NetsyncClientConfig *config,
+                                                 const char *address,
+                                                 const uint8_t *token,
+                                                 size_t token_len,
+                                                 struct NetsyncClient **out);
 
 // Writes the default settings to `*out`.
 enum NetsyncResult netsync_send_filter_config_default(struct NetsyncSendFilterConfig *out);

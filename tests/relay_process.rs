@@ -99,3 +99,122 @@ fn relay_refuses_bad_flags_with_a_message() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+fn netsync(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_netsync"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn secure_relay_admits_token_holders_only_and_says_which_mode_it_runs() {
+    let dir = std::env::temp_dir().join(format!("netsync-secure-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = dir.join("relay.key");
+    let secret = secret.to_str().unwrap();
+    let made = netsync(&["token", "new-secret", "--out", secret]);
+    assert!(made.status.success(), "{made:?}");
+    let port = free_port();
+    let bind = format!("127.0.0.1:{port}");
+    let relay = Command::new(env!("CARGO_BIN_EXE_netsync"))
+        .args([
+            "relay",
+            "--bind",
+            &bind,
+            "--secret-file",
+            secret,
+            "--duration",
+            "4",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let token_file = dir.join("player.token");
+    let issued = netsync(&[
+        "token",
+        "issue",
+        "--secret-file",
+        secret,
+        "--client-id",
+        "4242",
+        "--relay",
+        &bind,
+        "--lifetime",
+        "60",
+        "--out",
+        token_file.to_str().unwrap(),
+    ]);
+    assert!(issued.status.success(), "{issued:?}");
+    let hex = netsync(&[
+        "token",
+        "issue",
+        "--secret-file",
+        secret,
+        "--client-id",
+        "1",
+        "--relay",
+        &bind,
+    ]);
+    let inspected = netsync(&[
+        "token",
+        "inspect",
+        String::from_utf8_lossy(&hex.stdout).trim(),
+    ]);
+    let said = String::from_utf8_lossy(&inspected.stdout);
+    assert!(
+        said.contains(&bind) && said.contains("expires in"),
+        "{said}"
+    );
+
+    let addr = bind.parse().unwrap();
+    let bytes = std::fs::read(&token_file).unwrap();
+    let mut config = ClientConfig::new(addr);
+    config.token = Some(netsync::net::secure::ConnectToken::from_bytes(&bytes).unwrap());
+    let mut secure = Client::connect(config).unwrap();
+    let mut plain = Client::connect(ClientConfig::new(addr)).unwrap();
+    let start = Instant::now();
+    let (mut connected, mut refused) = (None, None);
+    while start.elapsed() < Duration::from_secs(3) && (connected.is_none() || refused.is_none()) {
+        while let Some(e) = secure.poll_event() {
+            if let netsync::client::ClientEvent::Connected { client_id } = e {
+                connected = Some(client_id);
+            }
+        }
+        while let Some(e) = plain.poll_event() {
+            if let netsync::client::ClientEvent::Disconnected(reason) = e {
+                refused = Some(reason);
+            }
+        }
+        let now = start.elapsed().as_secs_f64();
+        let _ = secure.tick_with(now, |_, _| {});
+        let _ = plain.tick_with(now, |_, _| {});
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    assert_eq!(connected, Some(4242), "connected as the token's client id");
+    assert_eq!(
+        refused,
+        Some(netsync::client::DisconnectReason::Refused(
+            netsync::net::handshake::RefusalReason::TokenRequired
+        ))
+    );
+    let out = relay.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("secure mode"), "{log}");
+    assert!(log.contains("client 4242 joined"), "{log}");
+
+    // Plain mode says so; a bad secret file is refused by name.
+    let plain_relay = netsync(&["relay", "--bind", "127.0.0.1:0", "--duration", "0.2"]);
+    assert!(String::from_utf8_lossy(&plain_relay.stderr).contains("PLAIN mode"));
+    std::fs::write(dir.join("bad.key"), "not hex").unwrap();
+    let bad = netsync(&[
+        "relay",
+        "--secret-file",
+        dir.join("bad.key").to_str().unwrap(),
+        "--duration",
+        "0.2",
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("64 hex digits"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -19,14 +19,14 @@ fn udp() -> UdpTransport {
 }
 
 fn relay() -> (Relay, SocketAddr) {
-    let socket = RelaySocket::new(udp(), 16, NetClock::real(), Default::default());
+    let socket = RelaySocket::new(udp(), 16, NetClock::real(), Default::default(), None);
     let addr = laminar::DatagramSocket::local_addr(&socket).unwrap();
     (ConnectionManager::new(socket, Config::default()), addr)
 }
 
 fn client(relay: SocketAddr, nonce: u64) -> Client {
     ConnectionManager::new(
-        ClientSocket::new(udp(), relay, nonce, NetClock::real()),
+        ClientSocket::new(udp(), relay, nonce, NetClock::real(), None),
         Config::default(),
     )
 }
@@ -121,6 +121,7 @@ fn unadmitted_and_spoofed_traffic_creates_nothing() {
     let hello = Handshake::Hello {
         version: PROTOCOL_VERSION,
         nonce: 7,
+        token: None,
     }
     .encode();
     raw.send(relay_addr, &hello).unwrap();
@@ -128,6 +129,7 @@ fn unadmitted_and_spoofed_traffic_creates_nothing() {
         version: PROTOCOL_VERSION,
         nonce: 7,
         cookie: 12345,
+        token: None,
     }
     .encode();
     raw.send(relay_addr, &forged).unwrap();

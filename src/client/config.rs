@@ -28,6 +28,9 @@ pub struct ClientConfig {
     pub conditioner_seed: u64,
     /// Kernel socket buffer size (bytes).
     pub socket_buffer: usize,
+    /// Secure mode: the connect token the game's backend issued for this
+    /// client and relay (docs/security.md). None: plain mode.
+    pub token: Option<crate::net::secure::ConnectToken>,
 }
 
 impl ClientConfig {
@@ -44,6 +47,7 @@ impl ClientConfig {
             conditioner: None,
             conditioner_seed: 1,
             socket_buffer: 1 << 20,
+            token: None,
         }
     }
 

@@ -385,7 +385,13 @@ impl ClientDriver {
             Ok(socket) => {
                 let nonce = fastrand::u64(..);
                 self.manager = Some(ConnectionManager::new(
-                    ClientSocket::new(socket, self.config.relay, nonce, self.clock.clone()),
+                    ClientSocket::new(
+                        socket,
+                        self.config.relay,
+                        nonce,
+                        self.clock.clone(),
+                        self.config.token,
+                    ),
                     laminar_config(self.config.idle_timeout),
                 ));
             }
@@ -812,8 +818,22 @@ impl ClientDriver {
                         }
                         self.manager = None;
                         self.phase = match reason {
-                            // Another version will not change its mind.
-                            RefusalReason::VersionMismatch { .. } => Phase::Refused,
+                            // Another version will not change its mind, nor
+                            // will a relay of the other mode; a token that
+                            // expired needs a new one from the backend.
+                            RefusalReason::VersionMismatch { .. }
+                            | RefusalReason::TokenRequired
+                            | RefusalReason::NotSecure
+                            | RefusalReason::TokenExpired => Phase::Refused,
+                            // The token's last connection may still be
+                            // timing out on the relay: try again later.
+                            RefusalReason::TokenInUse => Phase::Waiting {
+                                until: if self.config.reconnect {
+                                    now + FULL_RETRY
+                                } else {
+                                    f64::INFINITY
+                                },
+                            },
                             // A full relay may have room later.
                             RefusalReason::Full => Phase::Waiting {
                                 until: if self.config.reconnect {

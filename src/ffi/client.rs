@@ -81,6 +81,15 @@ pub const NETSYNC_REASON_RELAY_TIMEOUT: u32 = 2;
 pub const NETSYNC_REASON_VERSION_MISMATCH: u32 = 3;
 pub const NETSYNC_REASON_RELAY_FULL: u32 = 4;
 pub const NETSYNC_REASON_CLOSED: u32 = 5;
+/// The relay runs in secure mode: connect with `netsync_client_connect_secure`.
+pub const NETSYNC_REASON_TOKEN_REQUIRED: u32 = 6;
+/// The client presented a connect token to a relay in plain mode.
+pub const NETSYNC_REASON_NOT_SECURE: u32 = 7;
+/// The connect token expired: get a new one from the game's backend.
+pub const NETSYNC_REASON_TOKEN_EXPIRED: u32 = 8;
+/// The connect token (or its client id) is in use by another connection;
+/// the client retries while reconnecting is on.
+pub const NETSYNC_REASON_TOKEN_IN_USE: u32 = 9;
 
 /// Simulated networks for `NetsyncClientConfig::conditioner`.
 pub const NETSYNC_NETWORK_NONE: u32 = 0;
@@ -220,7 +229,7 @@ fn network_from(code: u32) -> Result<Option<NetworkProfile>, FfiError> {
 }
 
 impl NetsyncClientConfig {
-    fn defaults() -> Self {
+    pub(crate) fn defaults() -> Self {
         let c = ClientConfig::new(SocketAddr::from(([127, 0, 0, 1], 7777)));
         NetsyncClientConfig {
             timeline: NetsyncTimelineConfig::from(&c.timeline),
@@ -235,7 +244,7 @@ impl NetsyncClientConfig {
         }
     }
 
-    fn to_core(self, relay: SocketAddr) -> Result<ClientConfig, FfiError> {
+    pub(crate) fn to_core(self, relay: SocketAddr) -> Result<ClientConfig, FfiError> {
         if self.reconnect > 1 {
             return Err(FfiError::invalid("reconnect must be 0 or 1"));
         }
@@ -578,6 +587,18 @@ pub extern "C" fn netsync_client_poll_event(
                         NETSYNC_REASON_VERSION_MISMATCH
                     }
                     DisconnectReason::Refused(RefusalReason::Full) => NETSYNC_REASON_RELAY_FULL,
+                    DisconnectReason::Refused(RefusalReason::TokenRequired) => {
+                        NETSYNC_REASON_TOKEN_REQUIRED
+                    }
+                    DisconnectReason::Refused(RefusalReason::NotSecure) => {
+                        NETSYNC_REASON_NOT_SECURE
+                    }
+                    DisconnectReason::Refused(RefusalReason::TokenExpired) => {
+                        NETSYNC_REASON_TOKEN_EXPIRED
+                    }
+                    DisconnectReason::Refused(RefusalReason::TokenInUse) => {
+                        NETSYNC_REASON_TOKEN_IN_USE
+                    }
                     DisconnectReason::Closed => NETSYNC_REASON_CLOSED,
                 },
                 ..Default::default()

@@ -24,6 +24,7 @@ pub mod messages;
 pub mod replay;
 pub mod result;
 pub mod scripted;
+pub mod security;
 pub mod send_filter;
 pub mod server;
 pub mod server_game;

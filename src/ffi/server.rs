@@ -128,6 +128,13 @@ pub struct NetsyncServerStats {
     /// Entity states sent again because a client reported the snapshot
     /// packet that carried them lost.
     pub snapshot_resends: u64,
+    /// Secure mode: handshakes whose connect token did not open (forged,
+    /// damaged, for another relay) or whose key proof was wrong.
+    pub dropped_bad_token: u64,
+    /// Secure mode: datagrams that did not authenticate.
+    pub dropped_forged: u64,
+    /// Secure mode: datagrams seen before or older than the replay window.
+    pub dropped_replayed: u64,
 }
 
 impl From<&RelayServerConfig> for NetsyncServerConfig {
@@ -333,6 +340,9 @@ pub extern "C" fn netsync_server_stats(
             lockstep_desyncs: s.relay.lockstep.desyncs,
             scripted_elements: s.relay.scripted_elements as u64,
             snapshot_resends: s.relay.snapshot_resends,
+            dropped_bad_token: s.gate.dropped_bad_token,
+            dropped_forged: s.gate.dropped_forged,
+            dropped_replayed: s.gate.dropped_replayed,
         };
         // SAFETY: checked for NULL.
         unsafe { out.write(stats) };

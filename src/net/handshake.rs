@@ -12,20 +12,34 @@
 //! creates no state and no event. Requests are padded so that every reply
 //! before admission is smaller than the request that caused it (no
 //! amplification). A wrong protocol version gets a named refusal.
+//!
+//! In secure mode (a relay started with a secret, docs/security.md) both
+//! requests carry the sealed part of a connect token, and the response
+//! also a proof that the client holds the token's key: a captured token
+//! admits nobody else. The client id is the token's.
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::net::SocketAddr;
 
+use super::secure::session::handshake_proof;
+use super::secure::token::{unix_now, PRESENTED_LEN};
+use super::secure::{PresentedToken, RelaySecret, SessionKeys, TokenError};
 use crate::wire::{DecodeError, Reader, Writer};
 
 /// First bytes of every handshake datagram (laminar packets never start so).
 pub const MAGIC: [u8; 4] = *b"NSYN";
 /// Protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 /// Client requests are padded to this size.
 pub const REQUEST_SIZE: usize = 64;
+/// Requests that carry a connect token (secure mode) are padded to this.
+pub const SECURE_REQUEST_SIZE: usize = 256;
+const _: () = assert!(4 + 1 + 2 + 8 + 8 + 1 + PRESENTED_LEN + 16 <= SECURE_REQUEST_SIZE);
+/// Why a secure handshake datagram was dropped without an answer (the
+/// token did not open, or the proof did not match).
+pub const DROP_BAD_TOKEN: &str = "connect token or proof does not verify";
 /// Cookies are valid for the window they were made in and the next one.
 pub const COOKIE_WINDOW: f64 = 10.0;
 
@@ -44,6 +58,14 @@ pub enum RefusalReason {
     VersionMismatch { relay_version: u16 },
     /// The relay has no room for another client.
     Full,
+    /// The relay runs in secure mode: connect with a token.
+    TokenRequired,
+    /// The client presented a token to a relay in plain mode.
+    NotSecure,
+    /// The token's expiry time has passed: ask the backend for a new one.
+    TokenExpired,
+    /// The token, or its client id, is in use by another live connection.
+    TokenInUse,
 }
 
 impl RefusalReason {
@@ -53,6 +75,16 @@ impl RefusalReason {
                 "protocol version mismatch: this client speaks {PROTOCOL_VERSION}, the relay {relay_version}"
             ),
             RefusalReason::Full => "the relay is full".to_string(),
+            RefusalReason::TokenRequired => {
+                "the relay runs in secure mode: connect with a connect token".to_string()
+            }
+            RefusalReason::NotSecure => {
+                "the relay runs in plain mode and takes no connect token".to_string()
+            }
+            RefusalReason::TokenExpired => "the connect token has expired".to_string(),
+            RefusalReason::TokenInUse => {
+                "the connect token (or its client id) is in use by another connection".to_string()
+            }
         }
     }
 }
@@ -63,6 +95,7 @@ pub enum Handshake {
     Hello {
         version: u16,
         nonce: u64,
+        token: Option<PresentedToken>,
     },
     Challenge {
         nonce: u64,
@@ -72,6 +105,8 @@ pub enum Handshake {
         version: u16,
         nonce: u64,
         cookie: u64,
+        /// Secure mode: the token and the proof of holding its key.
+        token: Option<(PresentedToken, [u8; 16])>,
     },
     Accepted {
         nonce: u64,
@@ -93,10 +128,18 @@ impl Handshake {
         let mut w = Writer::new();
         w.bytes(&MAGIC);
         match *self {
-            Handshake::Hello { version, nonce } => {
+            Handshake::Hello {
+                version,
+                nonce,
+                token,
+            } => {
                 w.u8(kind::HELLO);
                 w.u16(version);
                 w.u64(nonce);
+                w.u8(token.is_some().into());
+                if let Some(t) = token {
+                    t.write(&mut w);
+                }
             }
             Handshake::Challenge { nonce, cookie } => {
                 w.u8(kind::CHALLENGE);
@@ -107,11 +150,17 @@ impl Handshake {
                 version,
                 nonce,
                 cookie,
+                token,
             } => {
                 w.u8(kind::RESPONSE);
                 w.u16(version);
                 w.u64(nonce);
                 w.u64(cookie);
+                w.u8(token.is_some().into());
+                if let Some((t, proof)) = token {
+                    t.write(&mut w);
+                    w.bytes(&proof);
+                }
             }
             Handshake::Accepted { nonce, client_id } => {
                 w.u8(kind::ACCEPTED);
@@ -126,15 +175,21 @@ impl Handshake {
                         w.u8(1);
                         w.u16(relay_version);
                     }
-                    RefusalReason::Full => {
-                        w.u8(2);
+                    other => {
+                        w.u8(refusal_code(other));
                         w.u16(PROTOCOL_VERSION);
                     }
                 }
             }
         }
-        if matches!(self, Handshake::Hello { .. } | Handshake::Response { .. }) {
-            w.bytes.resize(REQUEST_SIZE, 0);
+        match self {
+            Handshake::Hello { token: None, .. } | Handshake::Response { token: None, .. } => {
+                w.bytes.resize(REQUEST_SIZE, 0)
+            }
+            Handshake::Hello { .. } | Handshake::Response { .. } => {
+                w.bytes.resize(SECURE_REQUEST_SIZE, 0)
+            }
+            _ => {}
         }
         w.bytes
     }
@@ -149,26 +204,77 @@ impl Handshake {
         let mut r = Reader::new(&datagram[4..]);
         let kind = r.u8("handshake type")?;
         let request = matches!(kind, kind::HELLO | kind::RESPONSE);
-        if request && datagram.len() != REQUEST_SIZE {
+        // Requests: the size their token flag promises, exactly.
+        let padded = |r: &mut Reader<'_>| -> Result<bool, DecodeError> {
+            let with_token = match r.u8("token flag")? {
+                0 => false,
+                1 => true,
+                _ => {
+                    return Err(DecodeError::Invalid {
+                        field: "token flag",
+                        reason: "neither 0 nor 1",
+                    })
+                }
+            };
+            let size = if with_token {
+                SECURE_REQUEST_SIZE
+            } else {
+                REQUEST_SIZE
+            };
+            if datagram.len() != size {
+                return Err(DecodeError::Invalid {
+                    field: "request",
+                    reason:
+                        "requests must be padded to REQUEST_SIZE (SECURE_REQUEST_SIZE with a token)",
+                });
+            }
+            Ok(with_token)
+        };
+        if request && datagram.len() != REQUEST_SIZE && datagram.len() != SECURE_REQUEST_SIZE {
             return Err(DecodeError::Invalid {
                 field: "request",
-                reason: "requests must be padded to REQUEST_SIZE",
+                reason:
+                    "requests must be padded to REQUEST_SIZE (SECURE_REQUEST_SIZE with a token)",
             });
         }
         let message = match kind {
-            kind::HELLO => Handshake::Hello {
-                version: r.u16("version")?,
-                nonce: r.u64("nonce")?,
-            },
+            kind::HELLO => {
+                let version = r.u16("version")?;
+                let nonce = r.u64("nonce")?;
+                let token = if padded(&mut r)? {
+                    Some(PresentedToken::read(&mut r)?)
+                } else {
+                    None
+                };
+                Handshake::Hello {
+                    version,
+                    nonce,
+                    token,
+                }
+            }
             kind::CHALLENGE => Handshake::Challenge {
                 nonce: r.u64("nonce")?,
                 cookie: r.u64("cookie")?,
             },
-            kind::RESPONSE => Handshake::Response {
-                version: r.u16("version")?,
-                nonce: r.u64("nonce")?,
-                cookie: r.u64("cookie")?,
-            },
+            kind::RESPONSE => {
+                let version = r.u16("version")?;
+                let nonce = r.u64("nonce")?;
+                let cookie = r.u64("cookie")?;
+                let token = if padded(&mut r)? {
+                    let t = PresentedToken::read(&mut r)?;
+                    let mut proof = [0u8; 16];
+                    proof.copy_from_slice(r.take(16, "proof")?);
+                    Some((t, proof))
+                } else {
+                    None
+                };
+                Handshake::Response {
+                    version,
+                    nonce,
+                    cookie,
+                    token,
+                }
+            }
             kind::ACCEPTED => Handshake::Accepted {
                 nonce: r.u64("nonce")?,
                 client_id: r.u32("client id")?,
@@ -180,6 +286,10 @@ impl Handshake {
                 let reason = match code {
                     1 => RefusalReason::VersionMismatch { relay_version },
                     2 => RefusalReason::Full,
+                    3 => RefusalReason::TokenRequired,
+                    4 => RefusalReason::NotSecure,
+                    5 => RefusalReason::TokenExpired,
+                    6 => RefusalReason::TokenInUse,
                     _ => {
                         return Err(DecodeError::Invalid {
                             field: "reason",
@@ -208,6 +318,47 @@ impl Handshake {
 pub struct Admission {
     pub client_id: u32,
     pub nonce: u64,
+    /// Secure mode: the session keys from the client's token.
+    pub keys: Option<SessionKeys>,
+    /// Secure mode: the token's id (one live connection per token).
+    pub token: Option<[u8; 16]>,
+}
+
+/// What a relay in secure mode checks tokens with.
+#[derive(Clone, Debug)]
+pub struct GateSecurity {
+    pub secret: RelaySecret,
+    /// The relay's own address as tokens name it (an unspecified IP
+    /// matches any token naming this port).
+    pub relay: SocketAddr,
+    /// Unix time in seconds, for token expiry.
+    pub unix_now: fn() -> u64,
+}
+
+impl GateSecurity {
+    pub fn new(secret: RelaySecret, relay: SocketAddr) -> Self {
+        GateSecurity {
+            secret,
+            relay,
+            unix_now,
+        }
+    }
+}
+
+fn refusal_code(reason: RefusalReason) -> u8 {
+    match reason {
+        RefusalReason::VersionMismatch { .. } => 1,
+        RefusalReason::Full => 2,
+        RefusalReason::TokenRequired => 3,
+        RefusalReason::NotSecure => 4,
+        RefusalReason::TokenExpired => 5,
+        RefusalReason::TokenInUse => 6,
+    }
+}
+
+/// Constant-time comparison of two proofs.
+fn same_proof(a: &[u8; 16], b: &[u8; 16]) -> bool {
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// What the relay does with a handshake datagram.
@@ -231,15 +382,47 @@ pub struct Gatekeeper {
     admitted: HashMap<SocketAddr, Admission>,
     next_client_id: u32,
     max_clients: usize,
+    security: Option<GateSecurity>,
 }
 
 impl Gatekeeper {
+    /// Plain mode: anyone who completes the handshake is admitted.
     pub fn new(max_clients: usize) -> Self {
         Gatekeeper {
             key: RandomState::new(),
             admitted: HashMap::new(),
             next_client_id: 1,
             max_clients,
+            security: None,
+        }
+    }
+
+    /// Secure mode: only clients with a valid connect token for this relay.
+    pub fn secure(max_clients: usize, security: GateSecurity) -> Self {
+        Gatekeeper {
+            security: Some(security),
+            ..Gatekeeper::new(max_clients)
+        }
+    }
+
+    pub fn is_secure(&self) -> bool {
+        self.security.is_some()
+    }
+
+    /// Opens a presented token; a refusal to send, or a silent drop.
+    fn check_token(
+        &self,
+        nonce: u64,
+        token: &PresentedToken,
+    ) -> Result<super::secure::OpenedToken, GateOutcome> {
+        let security = self.security.as_ref().expect("secure mode");
+        match token.open(&security.secret, security.relay, (security.unix_now)()) {
+            Ok(opened) => Ok(opened),
+            Err(TokenError::Expired) => Err(GateOutcome::Reply(refusal(
+                nonce,
+                RefusalReason::TokenExpired,
+            ))),
+            Err(_) => Err(GateOutcome::Drop(DROP_BAD_TOKEN)),
         }
     }
 
@@ -297,9 +480,27 @@ impl Gatekeeper {
         };
         let window = (now / COOKIE_WINDOW).floor() as i64;
         match message {
-            Handshake::Hello { version, nonce } => {
+            Handshake::Hello {
+                version,
+                nonce,
+                token,
+            } => {
                 if version != PROTOCOL_VERSION {
                     return GateOutcome::Reply(refusal(nonce, version_refusal()));
+                }
+                match (self.is_secure(), token) {
+                    (false, Some(_)) => {
+                        return GateOutcome::Reply(refusal(nonce, RefusalReason::NotSecure))
+                    }
+                    (true, None) => {
+                        return GateOutcome::Reply(refusal(nonce, RefusalReason::TokenRequired))
+                    }
+                    (true, Some(t)) => {
+                        if let Err(outcome) = self.check_token(nonce, &t) {
+                            return outcome;
+                        }
+                    }
+                    (false, None) => {}
                 }
                 let cookie = self.cookie(from, nonce, window);
                 GateOutcome::Reply(Handshake::Challenge { nonce, cookie }.encode())
@@ -308,6 +509,7 @@ impl Gatekeeper {
                 version,
                 nonce,
                 cookie,
+                token,
             } => {
                 if version != PROTOCOL_VERSION {
                     return GateOutcome::Reply(refusal(nonce, version_refusal()));
@@ -326,14 +528,56 @@ impl Gatekeeper {
                         );
                     }
                 }
+                let opened = match (self.is_secure(), token) {
+                    (false, Some(_)) => {
+                        return GateOutcome::Reply(refusal(nonce, RefusalReason::NotSecure))
+                    }
+                    (true, None) => {
+                        return GateOutcome::Reply(refusal(nonce, RefusalReason::TokenRequired))
+                    }
+                    (true, Some((t, proof))) => {
+                        let opened = match self.check_token(nonce, &t) {
+                            Ok(o) => o,
+                            Err(outcome) => return outcome,
+                        };
+                        let expected = handshake_proof(&opened.keys.client_to_relay, nonce, cookie);
+                        if !same_proof(&proof, &expected) {
+                            return GateOutcome::Drop(DROP_BAD_TOKEN);
+                        }
+                        // One live connection per token and per client id
+                        // (the same address may come back: a reconnect).
+                        let in_use = self.admitted.iter().any(|(addr, a)| {
+                            *addr != from
+                                && (a.token == Some(opened.id) || a.client_id == opened.client_id)
+                        });
+                        if in_use {
+                            return GateOutcome::Reply(refusal(nonce, RefusalReason::TokenInUse));
+                        }
+                        Some(opened)
+                    }
+                    (false, None) => None,
+                };
                 if self.admitted.len() >= self.max_clients && !self.admitted.contains_key(&from) {
                     return GateOutcome::Reply(refusal(nonce, RefusalReason::Full));
                 }
-                let admission = Admission {
-                    client_id: self.next_client_id,
-                    nonce,
+                let admission = match opened {
+                    Some(o) => Admission {
+                        client_id: o.client_id,
+                        nonce,
+                        keys: Some(o.keys),
+                        token: Some(o.id),
+                    },
+                    None => {
+                        let id = self.next_client_id;
+                        self.next_client_id = self.next_client_id.wrapping_add(1).max(1);
+                        Admission {
+                            client_id: id,
+                            nonce,
+                            keys: None,
+                            token: None,
+                        }
+                    }
                 };
-                self.next_client_id = self.next_client_id.wrapping_add(1).max(1);
                 self.admitted.insert(from, admission);
                 GateOutcome::Admitted {
                     reply: Handshake::Accepted {
@@ -397,6 +641,17 @@ impl ClientHandshake {
 
     /// As [`Self::poll`], claiming `version` (tests of refusal use it).
     pub fn poll_as(&mut self, now: f64, version: u16) -> Option<Vec<u8>> {
+        self.poll_with(now, version, None)
+    }
+
+    /// As [`Self::poll`], presenting a connect token and its
+    /// client-to-relay key (secure mode).
+    pub fn poll_with(
+        &mut self,
+        now: f64,
+        version: u16,
+        credentials: Option<&(PresentedToken, [u8; 32])>,
+    ) -> Option<Vec<u8>> {
         match self {
             ClientHandshake::Hello { nonce, next_send } if now >= *next_send => {
                 *next_send = now + RETRY_INTERVAL;
@@ -404,6 +659,7 @@ impl ClientHandshake {
                     Handshake::Hello {
                         version,
                         nonce: *nonce,
+                        token: credentials.map(|c| c.0),
                     }
                     .encode(),
                 )
@@ -419,6 +675,8 @@ impl ClientHandshake {
                         version,
                         nonce: *nonce,
                         cookie: *cookie,
+                        token: credentials
+                            .map(|(t, key)| (*t, handshake_proof(key, *nonce, *cookie))),
                     }
                     .encode(),
                 )
@@ -506,6 +764,7 @@ mod tests {
         let hello = Handshake::Hello {
             version: PROTOCOL_VERSION,
             nonce: 5,
+            token: None,
         }
         .encode();
         assert!(matches!(
@@ -517,6 +776,7 @@ mod tests {
                 version: PROTOCOL_VERSION,
                 nonce: 5,
                 cookie: guess,
+                token: None,
             }
             .encode();
             assert!(matches!(
@@ -588,6 +848,7 @@ mod tests {
         let mut short = Handshake::Hello {
             version: PROTOCOL_VERSION,
             nonce: 1,
+            token: None,
         }
         .encode();
         short.truncate(20);

@@ -2,15 +2,21 @@
 //! front: on the relay only admitted addresses reach laminar; on a client
 //! only the relay's address does, and only after admission. Every
 //! datagram also passes the ack pacer, which says when reliable traffic
-//! is due (net::ack_pacer).
+//! is due (net::ack_pacer). In secure mode every datagram after the
+//! handshake is sealed and opened here (net::secure), so laminar only
+//! ever sees authenticated, unreplayed plaintext.
 
+use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 
 use super::ack_pacer::{Due, PacerConfig, PacerStats, Pacers, PeerPacer};
 use super::clock::NetClock;
-use super::handshake::{is_handshake, Admission, ClientHandshake, GateOutcome, Gatekeeper};
+use super::handshake::{
+    is_handshake, Admission, ClientHandshake, GateOutcome, GateSecurity, Gatekeeper, DROP_BAD_TOKEN,
+};
 use super::raw_socket::RawSocket;
+use super::secure::{ConnectToken, OpenError, Session};
 
 /// Counters of what the socket layer dropped or answered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,6 +29,23 @@ pub struct GateStats {
     pub handshake_replies: u64,
     /// Datagrams larger than laminar's receive buffer.
     pub dropped_oversized: u64,
+    /// Secure mode: handshakes whose token did not open (forged, damaged,
+    /// for another relay) or whose proof of the token's key was wrong.
+    pub dropped_bad_token: u64,
+    /// Secure mode: datagrams that did not authenticate (forged, damaged,
+    /// or not encrypted).
+    pub dropped_forged: u64,
+    /// Secure mode: datagrams seen before, or older than the replay window.
+    pub dropped_replayed: u64,
+}
+
+impl GateStats {
+    fn count_open_error(&mut self, e: OpenError) {
+        match e {
+            OpenError::Replayed => self.dropped_replayed += 1,
+            OpenError::Malformed | OpenError::Forged => self.dropped_forged += 1,
+        }
+    }
 }
 
 /// The relay's socket: a [`Gatekeeper`] in front of laminar.
@@ -34,17 +57,34 @@ pub struct RelaySocket<R: RawSocket> {
     admitted: Vec<(SocketAddr, Admission)>,
     stats: GateStats,
     pacers: Pacers,
+    /// Secure mode: the encryption of each admitted address.
+    sessions: HashMap<SocketAddr, Session>,
+    /// Reused buffer for sealed datagrams.
+    sealed: Vec<u8>,
 }
 
 impl<R: RawSocket> RelaySocket<R> {
-    pub fn new(inner: R, max_clients: usize, clock: NetClock, pacing: PacerConfig) -> Self {
+    /// `security`: secure mode (connect tokens, encryption), else plain.
+    pub fn new(
+        inner: R,
+        max_clients: usize,
+        clock: NetClock,
+        pacing: PacerConfig,
+        security: Option<GateSecurity>,
+    ) -> Self {
+        let gate = match security {
+            Some(s) => Gatekeeper::secure(max_clients, s),
+            None => Gatekeeper::new(max_clients),
+        };
         RelaySocket {
             inner,
-            gate: Gatekeeper::new(max_clients),
+            gate,
             clock,
             admitted: Vec::new(),
             stats: GateStats::default(),
             pacers: Pacers::new(pacing),
+            sessions: HashMap::new(),
+            sealed: Vec::with_capacity(2048),
         }
     }
 
@@ -74,6 +114,7 @@ impl<R: RawSocket> RelaySocket<R> {
     /// Forgets an address: its datagrams are dropped until it shakes hands again.
     pub fn evict(&mut self, addr: &SocketAddr) -> Option<Admission> {
         self.pacers.forget(addr);
+        self.sessions.remove(addr);
         self.gate.evict(addr)
     }
 
@@ -89,6 +130,17 @@ impl<R: RawSocket> RelaySocket<R> {
 impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
     fn send_packet(&mut self, addr: &SocketAddr, payload: &[u8]) -> io::Result<usize> {
         self.pacers.on_sent(*addr, payload, self.clock.now());
+        if self.gate.is_secure() {
+            let Some(session) = self.sessions.get_mut(addr) else {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    "no secure session with this address",
+                ));
+            };
+            session.sealer.seal(payload, &mut self.sealed);
+            self.inner.send(*addr, &self.sealed)?;
+            return Ok(payload.len());
+        }
         self.inner.send(*addr, payload)
     }
 
@@ -109,18 +161,42 @@ impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
                     GateOutcome::Admitted { reply, admission } => {
                         self.stats.handshake_replies += 1;
                         let _ = self.inner.send(from, &reply);
+                        if let Some(keys) = &admission.keys {
+                            let session =
+                                Session::relay_end(keys, admission.nonce, admission.client_id);
+                            self.sessions.insert(from, session);
+                        }
                         self.admitted.push((from, admission));
+                    }
+                    GateOutcome::Drop(why) if why == DROP_BAD_TOKEN => {
+                        self.stats.dropped_bad_token += 1
                     }
                     GateOutcome::Drop(_) => self.stats.dropped_handshakes += 1,
                 }
                 continue;
             }
-            if self.gate.is_admitted(&from) {
-                self.pacers
-                    .on_received(from, &buffer[..n], self.clock.now());
-                return Ok((&buffer[..n], from));
+            if !self.gate.is_admitted(&from) {
+                self.stats.dropped_unadmitted += 1;
+                continue;
             }
-            self.stats.dropped_unadmitted += 1;
+            let (start, end) = if self.gate.is_secure() {
+                let Some(session) = self.sessions.get_mut(&from) else {
+                    self.stats.dropped_unadmitted += 1;
+                    continue;
+                };
+                match session.opener.open(&mut buffer[..n]) {
+                    Ok(plain) => (9, 9 + plain.len()),
+                    Err(e) => {
+                        self.stats.count_open_error(e);
+                        continue;
+                    }
+                }
+            } else {
+                (0, n)
+            };
+            self.pacers
+                .on_received(from, &buffer[start..end], self.clock.now());
+            return Ok((&buffer[start..end], from));
         }
     }
 
@@ -138,22 +214,51 @@ impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
 pub struct ClientSocket<R: RawSocket> {
     inner: R,
     relay: SocketAddr,
+    nonce: u64,
     handshake: ClientHandshake,
     clock: NetClock,
     stats: GateStats,
     pacer: PeerPacer,
+    /// Secure mode: the connect token, and once admitted the session.
+    token: Option<ConnectToken>,
+    credentials: Option<(super::secure::PresentedToken, [u8; 32])>,
+    session: Option<Session>,
+    sealed: Vec<u8>,
 }
 
 impl<R: RawSocket> ClientSocket<R> {
-    pub fn new(inner: R, relay: SocketAddr, nonce: u64, clock: NetClock) -> Self {
+    /// `token`: secure mode (the relay must run with the token's secret).
+    pub fn new(
+        inner: R,
+        relay: SocketAddr,
+        nonce: u64,
+        clock: NetClock,
+        token: Option<ConnectToken>,
+    ) -> Self {
         ClientSocket {
             inner,
             relay,
+            nonce,
             handshake: ClientHandshake::start(nonce),
             clock,
             stats: GateStats::default(),
             pacer: PeerPacer::new(PacerConfig::default()),
+            credentials: token.map(|t| (t.presented, t.keys.client_to_relay)),
+            token,
+            session: None,
+            sealed: Vec::with_capacity(2048),
         }
+    }
+
+    /// Admitted: in secure mode, the session's keys for this attempt.
+    fn admitted(&mut self) -> bool {
+        let ClientHandshake::Admitted { client_id } = self.handshake else {
+            return false;
+        };
+        if let (Some(token), None) = (&self.token, &self.session) {
+            self.session = Some(Session::client_end(&token.keys, self.nonce, client_id));
+        }
+        true
     }
 
     /// Reliable packets due now for the relay.
@@ -181,7 +286,11 @@ impl<R: RawSocket> ClientSocket<R> {
     /// `receive_packet`, so laminar's poll drives both.
     pub fn poll_handshake(&mut self) {
         let now = self.clock.now();
-        if let Some(request) = self.handshake.poll(now) {
+        let version = super::handshake::PROTOCOL_VERSION;
+        if let Some(request) = self
+            .handshake
+            .poll_with(now, version, self.credentials.as_ref())
+        {
             let _ = self.inner.send(self.relay, &request);
         }
     }
@@ -193,13 +302,18 @@ impl<R: RawSocket> ClientSocket<R> {
 
 impl<R: RawSocket> laminar::DatagramSocket for ClientSocket<R> {
     fn send_packet(&mut self, addr: &SocketAddr, payload: &[u8]) -> io::Result<usize> {
-        if *addr != self.relay || !matches!(self.handshake, ClientHandshake::Admitted { .. }) {
+        if *addr != self.relay || !self.admitted() {
             return Err(io::Error::new(
                 io::ErrorKind::NotConnected,
                 "not admitted by the relay yet",
             ));
         }
         self.pacer.on_sent(payload, self.clock.now());
+        if let Some(session) = &mut self.session {
+            session.sealer.seal(payload, &mut self.sealed);
+            self.inner.send(*addr, &self.sealed)?;
+            return Ok(payload.len());
+        }
         self.inner.send(*addr, payload)
     }
 
@@ -219,11 +333,23 @@ impl<R: RawSocket> laminar::DatagramSocket for ClientSocket<R> {
                 self.handshake.receive(&buffer[..n], now);
                 continue;
             }
-            if matches!(self.handshake, ClientHandshake::Admitted { .. }) {
-                self.pacer.on_received(&buffer[..n], self.clock.now());
-                return Ok((&buffer[..n], from));
+            if !self.admitted() {
+                self.stats.dropped_unadmitted += 1;
+                continue;
             }
-            self.stats.dropped_unadmitted += 1;
+            let (start, end) = match &mut self.session {
+                Some(session) => match session.opener.open(&mut buffer[..n]) {
+                    Ok(plain) => (9, 9 + plain.len()),
+                    Err(e) => {
+                        self.stats.count_open_error(e);
+                        continue;
+                    }
+                },
+                None => (0, n),
+            };
+            self.pacer
+                .on_received(&buffer[start..end], self.clock.now());
+            return Ok((&buffer[start..end], from));
         }
     }
 

@@ -9,4 +9,5 @@ pub mod laminar_socket;
 pub mod memory;
 pub mod proxy;
 pub mod raw_socket;
+pub mod secure;
 pub(crate) mod worker;

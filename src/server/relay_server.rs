@@ -15,8 +15,10 @@ use super::embedded::{link, GameEnd, RelayEnd, ServerEvent};
 use super::relay::{Relay, RelayConfig, RelayStats};
 use crate::net::ack_pacer::{PacerConfig, PacerStats};
 use crate::net::clock::NetClock;
+use crate::net::handshake::GateSecurity;
 use crate::net::laminar_socket::{GateStats, RelaySocket};
 use crate::net::raw_socket::{RawSocket, UdpTransport};
+use crate::net::secure::RelaySecret;
 use crate::net::worker::Worker;
 use crate::wire::message::Message;
 
@@ -33,6 +35,15 @@ pub struct RelayServerConfig {
     pub keepalive_interval: f64,
     /// Kernel socket buffer size (bytes).
     pub socket_buffer: usize,
+    /// Secure mode (docs/security.md): only clients with a connect token
+    /// issued with this secret are admitted, and every datagram after the
+    /// handshake is encrypted and authenticated. None: plain mode, for
+    /// LAN and development.
+    pub secret: Option<RelaySecret>,
+    /// The address tokens name for this relay (what clients connect to,
+    /// behind NAT the public one). None: the bound address; a relay bound
+    /// to 0.0.0.0 then accepts tokens naming any IP with its port.
+    pub public_address: Option<SocketAddr>,
 }
 
 impl Default for RelayServerConfig {
@@ -44,6 +55,8 @@ impl Default for RelayServerConfig {
             idle_timeout: 5.0,
             keepalive_interval: 0.5,
             socket_buffer: 8 << 20,
+            secret: None,
+            public_address: None,
         }
     }
 }
@@ -116,6 +129,13 @@ impl RelayServerConfig {
             "lockstep-min-members" => self.relay.lockstep.min_members = parse(key, value)?,
             "lockstep-max-members" => self.relay.lockstep.max_members = parse(key, value)?,
             "lockstep-history-frames" => self.relay.lockstep.history_frames = parse(key, value)?,
+            "secret-file" => {
+                let text = std::fs::read_to_string(value)
+                    .map_err(|e| format!("cannot read the secret file {value}: {e}"))?;
+                self.secret =
+                    Some(RelaySecret::from_hex(&text).map_err(|e| format!("{value}: {e}"))?);
+            }
+            "public-address" => self.public_address = Some(parse(key, value)?),
             "neutral" => {
                 self.relay.rights.initial_holder = match value {
                     "first-ready" => InitialHolder::FirstReady,
@@ -147,8 +167,10 @@ impl std::fmt::Display for InvalidSetting {
 pub const MAX_SERVER_INBOX: usize = 1 << 20;
 
 /// Every setting name [`RelayServerConfig::set`] takes.
-pub const SETTING_NAMES: [&str; 17] = [
+pub const SETTING_NAMES: [&str; 19] = [
     "bind",
+    "secret-file",
+    "public-address",
     "rate",
     "max-clients",
     "max-entities-per-client",
@@ -239,6 +261,7 @@ impl RelayServer {
         embedded: bool,
         record: Option<&std::path::Path>,
     ) -> io::Result<RelayServer> {
+        let secure = config.secret.is_some();
         let udp = UdpTransport::bind(config.bind, config.socket_buffer)?;
         let clock = NetClock::real();
         let mut driver = RelayDriver::new(udp, config, clock.clone());
@@ -266,7 +289,11 @@ impl RelayServer {
             }
             log::info!(target: "netsync::relay", "relay stopped");
         })?;
-        log::info!(target: "netsync::relay", "relay listening on {local_addr} (plain mode: no encryption)");
+        if secure {
+            log::info!(target: "netsync::relay", "relay listening on {local_addr} (secure mode: connect tokens, encrypted datagrams)");
+        } else {
+            log::warn!(target: "netsync::relay", "relay listening on {local_addr} in PLAIN mode: no authentication, no encryption; for LAN and development only (start with a secret for public servers, docs/security.md)");
+        }
         Ok(RelayServer {
             worker,
             local_addr,
@@ -328,7 +355,13 @@ impl<R: RawSocket> RelayDriver<R> {
             idle_interval: config.keepalive_interval,
             ..PacerConfig::default()
         };
-        let socket = RelaySocket::new(socket, config.max_clients, clock.clone(), pacing);
+        let security = config.secret.map(|secret| {
+            let bound = socket
+                .local_addr()
+                .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
+            GateSecurity::new(secret, config.public_address.unwrap_or(bound))
+        });
+        let socket = RelaySocket::new(socket, config.max_clients, clock.clone(), pacing, security);
         let encode = |m: Message| m.to_bytes(&config.relay.precision).unwrap_or_default();
         let keepalive = encode(Message::KeepAlive);
         let ack_request = encode(Message::AckRequest);

@@ -7,6 +7,7 @@ mod quality;
 mod relay;
 mod replay;
 mod stderr_log;
+mod token;
 
 use std::process::ExitCode;
 
@@ -21,6 +22,8 @@ COMMANDS:
                and plots (see `netsync demo --help`)
     relay      Run the relay server (see `netsync relay --help`)
     replay     Summarise a recording and play it back (`netsync replay --help`)
+    token      Relay secrets and connect tokens for secure mode
+               (see `netsync token --help`)
     netsim     UDP proxy that puts traffic through a network profile
     quality    Interpolation quality benchmark: every mode on every network
                profile, side by side (see `netsync quality --help`)
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         Some("relay") => relay::run(rest),
         Some("replay") => replay::run(rest),
         Some("netsim") => netsim::run(rest),
+        Some("token") => token::run(rest),
         Some("help") | Some("--help") | Some("-h") | None => {
             print!("{USAGE}");
             Ok(())

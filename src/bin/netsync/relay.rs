@@ -13,11 +13,20 @@ netsync relay: the relay server
 
 Admits clients with a challenge handshake, arbitrates who may speak for
 each entity, and sends every client the states in its interest at the
-send rate. Logs to stderr; stops cleanly on Ctrl-C. Plain mode: no
-encryption (LAN, development).
+send rate. Logs to stderr; stops cleanly on Ctrl-C.
+
+Secure mode with --secret-file: only clients with a connect token issued
+with that secret (`netsync token issue`) are admitted, and every datagram
+after the handshake is encrypted and authenticated. Without it the relay
+runs in plain mode (no authentication, no encryption: LAN, development)
+and says so in its log. See docs/security.md.
 
 OPTIONS:
     --bind ADDR                 Address and port [default: 0.0.0.0:7777]
+    --secret-file FILE          Secure mode: the relay secret, 64 hex digits
+                                (`netsync token new-secret`)
+    --public-address ADDR       The address tokens name for this relay
+                                [default: the bound address]
     --rate HZ                   Snapshot sends per second per client [default: 30]
     --max-clients N             [default: 1024]
     --max-entities-per-client N [default: 4096]

@@ -76,6 +76,14 @@ namespace Netsync
         VersionMismatch = NativeMethods.NETSYNC_REASON_VERSION_MISMATCH,
         RelayFull = NativeMethods.NETSYNC_REASON_RELAY_FULL,
         Closed = NativeMethods.NETSYNC_REASON_CLOSED,
+        /// <summary>The relay runs in secure mode: connect with a connect token.</summary>
+        TokenRequired = NativeMethods.NETSYNC_REASON_TOKEN_REQUIRED,
+        /// <summary>A connect token was presented to a relay in plain mode.</summary>
+        NotSecure = NativeMethods.NETSYNC_REASON_NOT_SECURE,
+        /// <summary>The connect token expired: get a new one from the game's backend.</summary>
+        TokenExpired = NativeMethods.NETSYNC_REASON_TOKEN_EXPIRED,
+        /// <summary>The connect token or its client id is in use by another connection.</summary>
+        TokenInUse = NativeMethods.NETSYNC_REASON_TOKEN_IN_USE,
     }
 
     /// <summary>Simulated networks a client's traffic can go through (tests, demos).</summary>

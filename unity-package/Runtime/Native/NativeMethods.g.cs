@@ -104,6 +104,23 @@ namespace Netsync.Native
         public const uint NETSYNC_REASON_RELAY_FULL = 4;
         public const uint NETSYNC_REASON_CLOSED = 5;
         /// <summary>
+        ///  The relay runs in secure mode: connect with `netsync_client_connect_secure`.
+        /// </summary>
+        public const uint NETSYNC_REASON_TOKEN_REQUIRED = 6;
+        /// <summary>
+        ///  The client presented a connect token to a relay in plain mode.
+        /// </summary>
+        public const uint NETSYNC_REASON_NOT_SECURE = 7;
+        /// <summary>
+        ///  The connect token expired: get a new one from the game's backend.
+        /// </summary>
+        public const uint NETSYNC_REASON_TOKEN_EXPIRED = 8;
+        /// <summary>
+        ///  The connect token (or its client id) is in use by another connection;
+        ///  the client retries while reconnecting is on.
+        /// </summary>
+        public const uint NETSYNC_REASON_TOKEN_IN_USE = 9;
+        /// <summary>
         ///  Simulated networks for `NetsyncClientConfig::conditioner`.
         /// </summary>
         public const uint NETSYNC_NETWORK_NONE = 0;
@@ -378,7 +395,7 @@ namespace Netsync.Native
         ///  working); while the major is 0, a minor may also change struct
         ///  layouts, so bindings require exactly the minor they were made for.
         /// </summary>
-        public const uint NETSYNC_ABI_VERSION_MINOR = 7;
+        public const uint NETSYNC_ABI_VERSION_MINOR = 8;
 
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -883,6 +900,42 @@ namespace Netsync.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_server_scripted_tick", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern NetsyncResult netsync_server_scripted_tick(NetsyncServer* server, double server_time, NetsyncTransform* @out, System.UIntPtr capacity, System.UIntPtr* out_count);
+
+        /// <summary>
+        ///  Writes a new random relay secret (`NETSYNC_SECRET_SIZE` bytes, from
+        ///  the operating system's CSPRNG) to `out`. Keep it on the relay and the
+        ///  game's backend only.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_secret_generate", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_secret_generate(byte* @out, System.UIntPtr len);
+
+        /// <summary>
+        ///  Issues a connect token (for a game's backend): `client_id` (1 and up)
+        ///  may connect to the relay at `relay_address` ("IP:port", as clients
+        ///  reach it) started with `secret`, for `lifetime_seconds` (1..=86400)
+        ///  from now. Writes `NETSYNC_TOKEN_SIZE` bytes to `out` (`capacity` at
+        ///  least that) and the size to `*out_len`.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_token_issue", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_token_issue(byte* secret, System.UIntPtr secret_len, uint client_id, byte* relay_address, uint lifetime_seconds, byte* @out, System.UIntPtr capacity, System.UIntPtr* out_len);
+
+        /// <summary>
+        ///  As `netsync_server_start`, in secure mode: only clients presenting a
+        ///  connect token issued with `secret` are admitted, and every datagram
+        ///  after the handshake is encrypted and authenticated. `public_address`
+        ///  ("IP:port" that tokens name; NULL: the bound address, any IP when
+        ///  bound to 0.0.0.0).
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_start_secure", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_start_secure(NetsyncServerConfig* config, byte* bind_ip, byte* secret, System.UIntPtr secret_len, byte* public_address, NetsyncServer** @out);
+
+        /// <summary>
+        ///  As `netsync_client_connect`, in secure mode with a connect token from
+        ///  the game's backend (`token_len` = `NETSYNC_TOKEN_SIZE`). `address`
+        ///  NULL: the relay address the token names.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_client_connect_secure", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_client_connect_secure(NetsyncClientConfig* config, byte* address, byte* token, System.UIntPtr token_len, NetsyncClient** @out);
 
         /// <summary>
         ///  Writes the default settings to `*out`.
@@ -1742,6 +1795,19 @@ namespace Netsync.Native
         ///  packet that carried them lost.
         /// </summary>
         public ulong snapshot_resends;
+        /// <summary>
+        ///  Secure mode: handshakes whose connect token did not open (forged,
+        ///  damaged, for another relay) or whose key proof was wrong.
+        /// </summary>
+        public ulong dropped_bad_token;
+        /// <summary>
+        ///  Secure mode: datagrams that did not authenticate.
+        /// </summary>
+        public ulong dropped_forged;
+        /// <summary>
+        ///  Secure mode: datagrams seen before or older than the replay window.
+        /// </summary>
+        public ulong dropped_replayed;
     }
 
     /// <summary>

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use netsync::client::{Client, ClientConfig};
+use netsync::net::secure::{issue_token, RelaySecret};
 use netsync::netsim::NetworkProfile;
 use netsync::server::relay_server::{RelayServer, RelayServerConfig};
 
@@ -47,6 +48,9 @@ OPTIONS:
     --out DIR        Output folder [default: netsync-demo]
     --connect ADDR   Use the relay at ADDR (e.g. one `netsync relay` runs)
                      instead of one in this process
+    --secure         Secure mode: the relay runs with a fresh secret and each
+                     client connects with a connect token (docs/security.md);
+                     every datagram is encrypted. Not with --connect
     --record         Record every client (and the in-process relay) to
                      --out/*.nsrec, then replay each client's recording at
                      its tick times and check it shows what it showed live
@@ -64,6 +68,7 @@ pub struct Options {
     pub out: PathBuf,
     pub connect: Option<SocketAddr>,
     pub record: bool,
+    pub secure: bool,
 }
 
 impl Default for Options {
@@ -77,6 +82,7 @@ impl Default for Options {
             out: PathBuf::from("netsync-demo"),
             connect: None,
             record: false,
+            secure: false,
         }
     }
 }
@@ -108,6 +114,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Options>, String> {
             Long("out") => o.out = PathBuf::from(value::<String>(&mut parser, "out")?),
             Long("connect") => o.connect = Some(value(&mut parser, "connect")?),
             Long("record") => o.record = true,
+            Long("secure") => o.secure = true,
             Long("help") | Short('h') => {
                 print!("{HELP}");
                 return Ok(None);
@@ -117,6 +124,9 @@ fn parse(args: Vec<OsString>) -> Result<Option<Options>, String> {
     }
     if !(1..=16).contains(&o.clients) {
         return Err("--clients must be 1..=16".into());
+    }
+    if o.secure && o.connect.is_some() {
+        return Err("--secure starts its own relay: it does not go with --connect (give the external relay --secret-file and its clients tokens)".into());
     }
     if o.objects > 500 {
         return Err("--objects must be 0..=500".into());
@@ -159,11 +169,17 @@ pub fn run(args: Vec<OsString>) -> Result<(), String> {
 pub fn play(o: &Options) -> Result<Summary, String> {
     std::fs::create_dir_all(&o.out)
         .map_err(|e| format!("cannot create {}: {e}", o.out.display()))?;
+    let secret = if o.secure {
+        Some(RelaySecret::generate().map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
     let relay = match o.connect {
         Some(_) => None,
         None => {
             let config = RelayServerConfig {
                 bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+                secret,
                 ..Default::default()
             };
             let started = if o.record {
@@ -186,6 +202,13 @@ pub fn play(o: &Options) -> Result<Summary, String> {
         if o.profile.name != "NONE" {
             config.conditioner = Some(o.profile);
             config.conditioner_seed = o.seed.wrapping_mul(1000).wrapping_add(i as u64);
+        }
+        if let Some(secret) = &secret {
+            // What a game's backend does for each player.
+            let expires = netsync::net::secure::token::unix_now() + 3600;
+            let token = issue_token(secret, i as u32 + 1, address, expires)
+                .map_err(|e| format!("client {i}: {e}"))?;
+            config.token = Some(token);
         }
         let mut client = Client::connect(config).map_err(|e| format!("client {i}: {e}"))?;
         if o.record {

@@ -142,7 +142,7 @@ namespace Netsync.Tests
             Assert.AreEqual(24, sizeof(NetsyncClientEvent));
             Assert.AreEqual(48, sizeof(NetsyncMessage));
             Assert.AreEqual(104, sizeof(NetsyncServerConfig));
-            Assert.AreEqual(28 * 8, sizeof(NetsyncServerStats));
+            Assert.AreEqual(31 * 8, sizeof(NetsyncServerStats));
             Assert.AreEqual(24, sizeof(NetsyncServerEvent));
             Assert.AreEqual(24, sizeof(NetsyncLockstepFrame));
             Assert.AreEqual(16, sizeof(NetsyncLockstepInput));
