@@ -39,6 +39,7 @@
 
 #include "netsync.h"
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -153,6 +154,15 @@ enum class DisconnectReason : uint32_t {
     VersionMismatch = NETSYNC_REASON_VERSION_MISMATCH,
     RelayFull = NETSYNC_REASON_RELAY_FULL,
     Closed = NETSYNC_REASON_CLOSED,
+    /// The relay runs in secure mode: connect with Client::connect_secure.
+    TokenRequired = NETSYNC_REASON_TOKEN_REQUIRED,
+    /// A connect token was presented to a relay in plain mode.
+    NotSecure = NETSYNC_REASON_NOT_SECURE,
+    /// The connect token expired: get a new one from the game's backend.
+    TokenExpired = NETSYNC_REASON_TOKEN_EXPIRED,
+    /// The token or its client id is in use by another connection (retried
+    /// while reconnecting is on).
+    TokenInUse = NETSYNC_REASON_TOKEN_IN_USE,
 };
 
 /// Interpolation modes (timeline and per entity).
@@ -263,6 +273,10 @@ inline const char* name(DisconnectReason r) noexcept {
         case DisconnectReason::VersionMismatch: return "relay speaks another protocol version";
         case DisconnectReason::RelayFull: return "relay full";
         case DisconnectReason::Closed: return "closed";
+        case DisconnectReason::TokenRequired: return "the relay requires a connect token";
+        case DisconnectReason::NotSecure: return "the relay is not in secure mode";
+        case DisconnectReason::TokenExpired: return "connect token expired";
+        case DisconnectReason::TokenInUse: return "connect token in use";
     }
     return "unknown reason";
 }
@@ -844,6 +858,43 @@ Result<std::optional<MessageView>> poll_message(std::vector<uint8_t>& buffer, F&
 }  // namespace detail
 
 // ---------------------------------------------------------------------------
+// Secure mode: relay secrets and connect tokens. The secret stays on the
+// relay (Server::start_secure) and the game's backend, which issues one
+// token per player (issue_token); the game connects with it
+// (Client::connect_secure) and never sees the secret.
+
+/// A relay secret: NETSYNC_SECRET_SIZE random bytes.
+using Secret = std::array<uint8_t, NETSYNC_SECRET_SIZE>;
+
+/// A new random relay secret (the operating system's CSPRNG).
+inline Result<Secret> try_generate_secret() {
+    Secret secret{};
+    const NetsyncResult code = netsync_secret_generate(secret.data(), secret.size());
+    return detail::result_of(code, secret);
+}
+
+/// A connect token (NETSYNC_TOKEN_SIZE bytes), for a game's backend:
+/// `client_id` (1 and up; the id the relay admits the client under) may
+/// connect to the relay at `relay_address` ("IP:port" as clients reach it)
+/// started with `secret`, for `lifetime_seconds` (1..=86400) from now.
+/// NETSYNC_ERR_INVALID_ARGUMENT for a secret of another size, client id 0,
+/// a bad address or lifetime.
+inline Result<std::vector<uint8_t>> try_issue_token(Span<const uint8_t> secret, uint32_t client_id,
+                                                    const char* relay_address, uint32_t lifetime_seconds) {
+    std::vector<uint8_t> token(NETSYNC_TOKEN_SIZE);
+    std::size_t size = 0;
+    const NetsyncResult code = netsync_token_issue(secret.data(), secret.size(), client_id, relay_address,
+                                                   lifetime_seconds, token.data(), token.size(), &size);
+    if (code != NETSYNC_OK) return Error::last(code);
+    token.resize(size);
+    return Result<std::vector<uint8_t>>(std::move(token));
+}
+inline Result<std::vector<uint8_t>> try_issue_token(Span<const uint8_t> secret, uint32_t client_id,
+                                                    const std::string& relay_address, uint32_t lifetime_seconds) {
+    return try_issue_token(secret, client_id, relay_address.c_str(), lifetime_seconds);
+}
+
+// ---------------------------------------------------------------------------
 // Server: a relay on its own thread.
 
 class Server {
@@ -861,6 +912,24 @@ public:
     }
     static Result<Server> try_start(const ServerConfig& config, const std::string& bind_ip) {
         return try_start(&config, bind_ip.c_str());
+    }
+    /// As try_start, in secure mode: only clients presenting a connect
+    /// token issued with `secret` (try_issue_token) are admitted, under the
+    /// token's client id, and every datagram after the handshake is
+    /// encrypted and authenticated; plain clients are refused with
+    /// DisconnectReason::TokenRequired. `public_address`: the "IP:port"
+    /// tokens name (null: the bound address, any IP when bound to 0.0.0.0).
+    static Result<Server> try_start_secure(const ServerConfig* config, Span<const uint8_t> secret,
+                                           const char* bind_ip = nullptr, const char* public_address = nullptr) {
+        NetsyncServer* handle = nullptr;
+        const NetsyncResult code =
+            netsync_server_start_secure(config, bind_ip, secret.data(), secret.size(), public_address, &handle);
+        if (code != NETSYNC_OK) return Error::last(code);
+        return Server(handle);
+    }
+    static Result<Server> try_start_secure(const ServerConfig& config, Span<const uint8_t> secret,
+                                           const std::string& bind_ip, const char* public_address = nullptr) {
+        return try_start_secure(&config, secret, bind_ip.c_str(), public_address);
     }
 
     NetsyncServer* native() const noexcept { return handle_.get(); }
@@ -943,6 +1012,10 @@ public:
     static Server start(const ServerConfig& config, const std::string& bind_ip = "0.0.0.0") {
         return try_start(&config, bind_ip.c_str()).value();
     }
+    static Server start_secure(const ServerConfig& config, Span<const uint8_t> secret,
+                               const std::string& bind_ip = "0.0.0.0", const char* public_address = nullptr) {
+        return try_start_secure(&config, secret, bind_ip.c_str(), public_address).value();
+    }
     uint16_t port() const { return try_port().value(); }
     ServerStats stats() const { return try_stats().value(); }
     double time() const { return try_time().value(); }
@@ -993,6 +1066,23 @@ public:
     }
     static Result<Client> try_connect(const std::string& address, const ClientConfig& config) {
         return try_connect(address.c_str(), &config);
+    }
+    /// As try_connect, in secure mode with a connect token from the game's
+    /// backend (try_issue_token): the relay admits this client under the
+    /// token's client id. `address` null: the relay the token names.
+    /// Refusals come as Disconnected events (TokenExpired, NotSecure,
+    /// TokenInUse); a token for another relay or secret gets no answer
+    /// (ConnectTimeout).
+    static Result<Client> try_connect_secure(Span<const uint8_t> token, const ClientConfig* config = nullptr,
+                                             const char* address = nullptr) {
+        NetsyncClient* handle = nullptr;
+        const NetsyncResult code = netsync_client_connect_secure(config, address, token.data(), token.size(), &handle);
+        if (code != NETSYNC_OK) return Error::last(code);
+        return Client(handle);
+    }
+    static Result<Client> try_connect_secure(Span<const uint8_t> token, const ClientConfig& config,
+                                             const char* address = nullptr) {
+        return try_connect_secure(token, &config, address);
     }
 
     NetsyncClient* native() const noexcept { return handle_.get(); }
@@ -1181,6 +1271,10 @@ public:
     static Client connect(const std::string& address, const ClientConfig& config) {
         return try_connect(address.c_str(), &config).value();
     }
+    static Client connect_secure(Span<const uint8_t> token) { return try_connect_secure(token).value(); }
+    static Client connect_secure(Span<const uint8_t> token, const ClientConfig& config, const char* address = nullptr) {
+        return try_connect_secure(token, &config, address).value();
+    }
     ConnectionState state() const { return try_state().value(); }
     void register_entity(uint64_t entity_id) { try_register_entity(entity_id).value(); }
     void register_entity(uint64_t entity_id, Kind kind) { try_register_entity(entity_id, kind).value(); }
@@ -1331,6 +1425,11 @@ inline void set_log_handler(LogHandler handler, LogLevel max_level) {
 }
 inline void clear_log_handler() { try_clear_log_handler().value(); }
 inline void log(LogLevel level, const char* message) { try_log(level, message).value(); }
+inline Secret generate_secret() { return try_generate_secret().value(); }
+inline std::vector<uint8_t> issue_token(Span<const uint8_t> secret, uint32_t client_id,
+                                        const std::string& relay_address, uint32_t lifetime_seconds) {
+    return try_issue_token(secret, client_id, relay_address.c_str(), lifetime_seconds).value();
+}
 #endif
 
 }  // namespace netsync

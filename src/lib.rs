@@ -13,6 +13,8 @@
 pub mod client;
 pub mod core;
 pub mod ffi;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod net;
 pub mod netsim;
 pub mod quality;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #if NETSYNC_HPP_EXCEPTIONS
 #error "this program must be built without exceptions"
@@ -54,6 +55,26 @@ int main() {
     config.port = 0;  // a free port
     netsync::Result<netsync::Server> server = netsync::Server::try_start(&config, "127.0.0.1");
     EXPECT(server.ok() && server.value().try_port().value_or(0) != 0, "relay on a free port");
+
+    // Secure mode: a secret, a relay started with it, a token, a client.
+    const netsync::Result<netsync::Secret> secret = netsync::try_generate_secret();
+    EXPECT(secret.ok(), "secret");
+    const netsync::Secret key = secret.value_or(netsync::Secret{});
+    netsync::Result<netsync::Server> secure = netsync::Server::try_start_secure(&config, key, "127.0.0.1");
+    const uint16_t secure_port = secure.ok() ? secure.value().try_port().value_or(0) : 0;
+    EXPECT(secure_port != 0, "secure relay on a free port");
+    const netsync::Result<std::vector<uint8_t>> token =
+        netsync::try_issue_token(key, 501, "127.0.0.1:" + std::to_string(secure_port), 60);
+    EXPECT(token.ok() && token.value().size() == NETSYNC_TOKEN_SIZE, "token");
+    const std::vector<uint8_t> token_bytes = token.value_or(std::vector<uint8_t>());
+    netsync::Result<netsync::Client> secure_client = netsync::Client::try_connect_secure(token_bytes);
+    EXPECT(secure_client.ok(), "secure connect gives %s", netsync::result_name(secure_client.code()));
+    const uint8_t short_token[NETSYNC_TOKEN_SIZE - 1] = {};
+    netsync::Result<netsync::Client> truncated = netsync::Client::try_connect_secure(short_token);
+    EXPECT(!truncated.ok() && truncated.code() == NETSYNC_ERR_INVALID_ARGUMENT &&
+               truncated.error().message().find("must be 225 bytes") != std::string::npos,
+           "truncated token gives %s", netsync::result_name(truncated.code()));
+
     config.send_rate = -1.0;
     netsync::Result<netsync::Server> refused = netsync::Server::try_start(&config, "127.0.0.1");
     EXPECT(!refused.ok() && refused.code() == NETSYNC_ERR_INVALID_ARGUMENT, "bad config gives %s",

@@ -768,6 +768,114 @@ static void test_collision_claim() {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Secure mode
+
+// A secure relay, two clients with tokens the "backend" issued, and a
+// plain client the relay refuses by name.
+static void test_secure_mode() {
+    // The backend's part: a secret shared with the relay only, a token per player.
+    const netsync::Secret secret = netsync::generate_secret();
+    EXPECT(std::any_of(secret.begin(), secret.end(), [](uint8_t x) { return x != 0; }), "a random secret");
+    EXPECT(netsync::generate_secret() != secret, "two secrets differ");
+    netsync::ServerConfig config = netsync::default_server_config();
+    config.port = 0;  // a free port
+    netsync::Server relay = netsync::Server::start_secure(config, secret, "127.0.0.1");
+    const std::string address = "127.0.0.1:" + std::to_string(relay.port());
+    const std::vector<uint8_t> token_a = netsync::issue_token(secret, 501, address, 60);
+    const std::vector<uint8_t> token_b = netsync::issue_token(secret, 502, address, 60);
+    EXPECT(token_a.size() == NETSYNC_TOKEN_SIZE && token_b.size() == NETSYNC_TOKEN_SIZE && token_a != token_b,
+           "tokens of %zu bytes", token_a.size());
+
+    netsync::Client a = netsync::Client::connect_secure(token_a);  // the relay the token names
+    netsync::Client b = netsync::Client::connect_secure(token_b, netsync::default_client_config(), address.c_str());
+    netsync::Client plain = netsync::Client::connect(address);
+    Seen seen_a, seen_b;
+    std::vector<uint32_t> plain_reasons;
+    netsync::Span<const NetsyncTransform> on_a, on_b;
+    const auto step = [&](double now) {
+        on_a = a.tick(now);
+        on_b = b.tick(now);
+        (void)plain.tick(now);
+        a.drain_events([&](const netsync::ClientEvent& e) { seen_a.on(e); });
+        b.drain_events([&](const netsync::ClientEvent& e) { seen_b.on(e); });
+        plain.drain_events([&](const netsync::ClientEvent& e) {
+            if (netsync::kind_of(e) == netsync::EventKind::Disconnected) plain_reasons.push_back(e.reason);
+        });
+    };
+    if (!pump("both token clients to connect", 5.0, step, [&] {
+            return a.state() == netsync::ConnectionState::Connected && b.state() == netsync::ConnectionState::Connected;
+        })) {
+        return;
+    }
+    EXPECT(seen_a.client_id == 501 && seen_b.client_id == 502, "connected as the tokens' client ids: %u, %u",
+           seen_a.client_id, seen_b.client_id);
+
+    const uint64_t car_a = 1001, car_b = 1002;
+    const ue::Vector at_a{100, 0, 0}, at_b{0, 200, 50};
+    a.register_entity(car_a);
+    b.register_entity(car_b);
+    bool a_sees_b = false, b_sees_a = false;
+    pump("each token client to show the other's car, and the plain client's refusal", 8.0,
+         [&](double now) {
+             a.set_entity_state(ue::sample_to_core(car_a, at_a, ue_yaw(0.5)));
+             b.set_entity_state(ue::sample_to_core(car_b, at_b, ue_yaw(-0.5)));
+             step(now);
+             if (const NetsyncTransform* t = find(on_a, car_b)) {
+                 a_sees_b = dist(d3(ue::pose_from_core(*t).Location), d3(at_b)) < 0.01;
+             }
+             if (const NetsyncTransform* t = find(on_b, car_a)) {
+                 b_sees_a = dist(d3(ue::pose_from_core(*t).Location), d3(at_a)) < 0.01;
+             }
+         },
+         [&] { return a_sees_b && b_sees_a && !plain_reasons.empty(); });
+    EXPECT(a_sees_b && b_sees_a, "each shows the other's car where it was put");
+    const netsync::DisconnectReason refused =
+        static_cast<netsync::DisconnectReason>(plain_reasons.empty() ? 0u : plain_reasons.front());
+    EXPECT(refused == netsync::DisconnectReason::TokenRequired, "the plain client was refused: %s",
+           netsync::name(refused));
+    EXPECT(plain.state() == netsync::ConnectionState::Disconnected, "the plain client stays disconnected");
+    const netsync::ServerStats stats = relay.stats();
+    EXPECT(stats.clients == 2 && stats.dropped_bad_token == 0 && stats.dropped_forged == 0 &&
+               stats.dropped_replayed == 0,
+           "relay: %llu clients, %llu bad tokens, %llu forged, %llu replayed",
+           static_cast<unsigned long long>(stats.clients), static_cast<unsigned long long>(stats.dropped_bad_token),
+           static_cast<unsigned long long>(stats.dropped_forged),
+           static_cast<unsigned long long>(stats.dropped_replayed));
+    report("secure relay + two token clients: connected as clients %u and %u, each shows the other's car; a plain "
+           "client is refused (%s)",
+           seen_a.client_id, seen_b.client_id, netsync::name(refused));
+
+    // Bad input: the native code and message, as values or as exceptions.
+    const std::vector<uint8_t> short_secret(NETSYNC_SECRET_SIZE - 1);
+    const netsync::Result<std::vector<uint8_t>> no_token = netsync::try_issue_token(short_secret, 1, address, 60);
+    EXPECT(!no_token.ok() && no_token.code() == NETSYNC_ERR_INVALID_ARGUMENT &&
+               no_token.error().message().find("`secret` must be 32 bytes, got 31") != std::string::npos,
+           "a short secret: %s", no_token.ok() ? "accepted" : no_token.error().what());
+    const netsync::Result<std::vector<uint8_t>> no_id = netsync::try_issue_token(secret, 0, address, 60);
+    EXPECT(no_id.code() == NETSYNC_ERR_INVALID_ARGUMENT, "client id 0: %s", netsync::result_name(no_id.code()));
+    const netsync::Result<netsync::Server> no_relay = netsync::Server::try_start_secure(config, short_secret, "127.0.0.1");
+    EXPECT(no_relay.code() == NETSYNC_ERR_INVALID_ARGUMENT, "a relay with a short secret: %s",
+           netsync::result_name(no_relay.code()));
+    const std::vector<uint8_t> truncated(token_a.begin(), token_a.end() - 1);
+    bool thrown = false;
+    try {
+        (void)netsync::Client::connect_secure(truncated);
+    } catch (const netsync::Error& e) {
+        thrown = true;
+        EXPECT(e.code() == NETSYNC_ERR_INVALID_ARGUMENT &&
+                   e.message().find("netsync_client_connect_secure: `token` must be 225 bytes, got 224") !=
+                       std::string::npos,
+               "a truncated token: %s", e.what());
+        report("error as exception: %s", e.what());
+    }
+    EXPECT(thrown, "a truncated token throws");
+    const std::vector<uint8_t> junk(NETSYNC_TOKEN_SIZE, 0x5a);
+    const netsync::Result<netsync::Client> not_a_token = netsync::Client::try_connect_secure(junk);
+    EXPECT(!not_a_token.ok() && not_a_token.error().message().find("not a netsync connect token") != std::string::npos,
+           "junk as a token: %s", not_a_token.ok() ? "accepted" : not_a_token.error().what());
+}
+
 static void test_rest_detector() {
     netsync::RestDetector rest(0.1f, 0.1f, 0.5);
     EXPECT(!rest.update(0.0, 0.0f, 0.0f), "not at once");
@@ -793,6 +901,7 @@ int main() {
         test_rest_detector();
         test_two_clients_exchange_transforms();
         test_collision_claim();
+        test_secure_mode();
     } catch (const netsync::Error& e) {
         failed++;
         std::printf("FAIL: unexpected netsync::Error %s\n", e.what());

@@ -55,6 +55,51 @@ namespace Netsync
             return new RelayServer(handle, config);
         }
 
+        /// <summary>
+        /// Starts a relay in secure mode, as <see cref="Start(NetsyncServerConfig, string)"/>:
+        /// only clients presenting a connect token issued with
+        /// <paramref name="secret"/> (<see cref="ConnectTokens.IssueToken"/>,
+        /// on the game's backend) are admitted, under the token's client id,
+        /// and every datagram after the handshake is encrypted and
+        /// authenticated. A plain client is refused with
+        /// <see cref="DisconnectReason.TokenRequired"/>; forged tokens and
+        /// datagrams are dropped and counted (<see cref="Stats"/>:
+        /// <c>dropped_bad_token</c>, <c>dropped_forged</c>, <c>dropped_replayed</c>).
+        /// </summary>
+        /// <param name="config">Start from <see cref="NetsyncServerConfig.CreateDefault"/>.</param>
+        /// <param name="secret">The relay secret (<see cref="ConnectTokens.GenerateSecret"/>,
+        /// <see cref="ConnectTokens.SecretSize"/> bytes): keep it on the relay and the backend only.</param>
+        /// <param name="bindIp">"0.0.0.0", "127.0.0.1", "::"; null means "0.0.0.0".</param>
+        /// <param name="publicAddress">The "IP:port" tokens name, as clients reach the relay
+        /// (behind NAT or a port mapping); null: the bound address, any IP when bound to 0.0.0.0.</param>
+        /// <exception cref="NetsyncException">NETSYNC_ERR_INVALID_ARGUMENT for a secret of another
+        /// size, a bad address or setting; NETSYNC_ERR_NULL_POINTER for a null or empty secret;
+        /// NETSYNC_ERR_IO when the port is taken.</exception>
+        public static RelayServer StartSecure(NetsyncServerConfig config, byte[] secret, string bindIp = "0.0.0.0",
+                                              string publicAddress = null)
+        {
+            NetsyncLibrary.EnsureCompatible();
+            var ip = bindIp == null ? null : Utf8.ToNative(bindIp, "bindIp");
+            var address = publicAddress == null ? null : Utf8.ToNative(publicAddress, "publicAddress");
+            var handle = new ServerHandle();
+            NetsyncServer* native = null;
+            NetsyncResult result;
+            fixed (byte* b = ip)
+            fixed (byte* s = secret)
+            fixed (byte* a = address)
+            {
+                result = NativeMethods.netsync_server_start_secure(
+                    &config, b, s, ConnectTokens.LengthOf(secret), a, &native);
+            }
+            if (result != NetsyncResult.NETSYNC_OK)
+            {
+                handle.Dispose();
+                throw NetsyncLibrary.Failure(result);
+            }
+            handle.Adopt((IntPtr)native);
+            return new RelayServer(handle, config);
+        }
+
         /// <summary>The native handle, for calls through <see cref="NativeMethods"/> directly.</summary>
         public ServerHandle Handle
         {

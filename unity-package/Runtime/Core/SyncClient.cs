@@ -55,6 +55,55 @@ namespace Netsync
             return new SyncClient(handle);
         }
 
+        /// <summary>Starts connecting in secure mode with the library's default settings and returns at once.</summary>
+        /// <param name="token">The connect token from the game's backend (<see cref="ConnectTokens.IssueToken"/>).</param>
+        /// <param name="address">Numeric "IP:port" of the relay; null: the address the token names.</param>
+        public static SyncClient ConnectSecure(byte[] token, string address = null)
+        {
+            return ConnectSecure(token, NetsyncClientConfig.CreateDefault(), address);
+        }
+
+        /// <summary>
+        /// Starts connecting to a relay in secure mode (<see cref="RelayServer.StartSecure"/>)
+        /// with a connect token from the game's backend, and returns at once;
+        /// watch <see cref="State"/> or the events. The relay admits this
+        /// client under the token's client id (the id of <see cref="Connected"/>)
+        /// and every datagram is encrypted and authenticated. Refusals come
+        /// as <see cref="Disconnected"/>: <see cref="DisconnectReason.TokenExpired"/>
+        /// (get a new token), <see cref="DisconnectReason.NotSecure"/> (a relay in
+        /// plain mode), <see cref="DisconnectReason.TokenInUse"/> (retried while
+        /// reconnecting is on). A token for another relay or secret is dropped
+        /// by the relay: the connect times out.
+        /// </summary>
+        /// <param name="token">The token's bytes as the backend issued them
+        /// (<see cref="ConnectTokens.TokenSize"/>).</param>
+        /// <param name="config">Start from <see cref="NetsyncClientConfig.CreateDefault"/>.</param>
+        /// <param name="address">Numeric "IP:port" of the relay; null: the address the token names.</param>
+        /// <exception cref="NetsyncException">NETSYNC_ERR_INVALID_ARGUMENT for a token of another
+        /// size or one that is not a netsync connect token, a bad address or setting;
+        /// NETSYNC_ERR_NULL_POINTER for a null or empty token.</exception>
+        public static SyncClient ConnectSecure(byte[] token, NetsyncClientConfig config, string address = null)
+        {
+            NetsyncLibrary.EnsureCompatible();
+            var addressBytes = address == null ? null : Utf8.ToNative(address, "address");
+            var handle = new ClientHandle();
+            NetsyncClient* native = null;
+            NetsyncResult result;
+            fixed (byte* a = addressBytes)
+            fixed (byte* t = token)
+            {
+                result = NativeMethods.netsync_client_connect_secure(
+                    &config, a, t, ConnectTokens.LengthOf(token), &native);
+            }
+            if (result != NetsyncResult.NETSYNC_OK)
+            {
+                handle.Dispose();
+                throw NetsyncLibrary.Failure(result);
+            }
+            handle.Adopt((IntPtr)native);
+            return new SyncClient(handle);
+        }
+
         /// <summary>The native handle, for calls through <see cref="NativeMethods"/> directly.</summary>
         public ClientHandle Handle
         {

@@ -24,6 +24,10 @@ namespace NetSync
 		case NETSYNC_REASON_VERSION_MISMATCH: return ENetSyncDisconnectReason::VersionMismatch;
 		case NETSYNC_REASON_RELAY_FULL: return ENetSyncDisconnectReason::RelayFull;
 		case NETSYNC_REASON_CLOSED: return ENetSyncDisconnectReason::Closed;
+		case NETSYNC_REASON_TOKEN_REQUIRED: return ENetSyncDisconnectReason::TokenRequired;
+		case NETSYNC_REASON_NOT_SECURE: return ENetSyncDisconnectReason::NotSecure;
+		case NETSYNC_REASON_TOKEN_EXPIRED: return ENetSyncDisconnectReason::TokenExpired;
+		case NETSYNC_REASON_TOKEN_IN_USE: return ENetSyncDisconnectReason::TokenInUse;
 		default: return ENetSyncDisconnectReason::Unknown;
 		}
 	}

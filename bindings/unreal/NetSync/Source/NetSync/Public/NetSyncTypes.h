@@ -51,6 +51,14 @@ enum class ENetSyncDisconnectReason : uint8
 	VersionMismatch,
 	RelayFull,
 	Closed,
+	/** The relay runs in secure mode: connect with a connect token. */
+	TokenRequired,
+	/** A connect token was presented to a relay in plain mode. */
+	NotSecure,
+	/** The connect token expired: get a new one from the game's backend. */
+	TokenExpired,
+	/** The connect token (or its client id) is in use by another connection. */
+	TokenInUse,
 	Unknown,
 };
 
