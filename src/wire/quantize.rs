@@ -89,7 +89,9 @@ pub fn read_vec3(r: &mut Reader, step: f32, field: &'static str) -> Result<Vec3,
     let mut out = [0.0f32; 3];
     for v in &mut out {
         let q = read_i64(r, field)?;
-        if q.abs() >= MAX_STEPS {
+        // unsigned_abs: i64::MIN has no absolute value (abs() would wrap
+        // and let it through; found by the wire_message fuzz target).
+        if q.unsigned_abs() >= MAX_STEPS.unsigned_abs() {
             return Err(DecodeError::Invalid {
                 field,
                 reason: "quantized value out of range",
