@@ -229,7 +229,7 @@ fn network_from(code: u32) -> Result<Option<NetworkProfile>, FfiError> {
 }
 
 impl NetsyncClientConfig {
-    pub(crate) fn defaults() -> Self {
+    fn defaults() -> Self {
         let c = ClientConfig::new(SocketAddr::from(([127, 0, 0, 1], 7777)));
         NetsyncClientConfig {
             timeline: NetsyncTimelineConfig::from(&c.timeline),
@@ -244,7 +244,7 @@ impl NetsyncClientConfig {
         }
     }
 
-    pub(crate) fn to_core(self, relay: SocketAddr) -> Result<ClientConfig, FfiError> {
+    fn to_core(self, relay: SocketAddr) -> Result<ClientConfig, FfiError> {
         if self.reconnect > 1 {
             return Err(FfiError::invalid("reconnect must be 0 or 1"));
         }
@@ -337,16 +337,29 @@ pub extern "C" fn netsync_client_connect(
         let relay: SocketAddr = address
             .parse()
             .map_err(|_| FfiError::invalid(format!("`{address}` is not IP:port")))?;
-        let config = if config.is_null() {
-            NetsyncClientConfig::defaults()
-        } else {
-            // SAFETY: checked for NULL.
-            unsafe { *config }
-        };
-        let client = Client::connect(config.to_core(relay)?).map_err(client_error)?;
-        handles::publish(out, client);
-        Ok(())
+        connect_client(config, relay, None, out)
     })
+}
+
+/// Connects a client from a C config (NULL: defaults) to `relay`, in
+/// secure mode with `token`; `out` was checked for NULL.
+pub(crate) fn connect_client(
+    config: *const NetsyncClientConfig,
+    relay: SocketAddr,
+    token: Option<crate::net::secure::ConnectToken>,
+    out: *mut *mut NetsyncClient,
+) -> Result<(), FfiError> {
+    let config = if config.is_null() {
+        NetsyncClientConfig::defaults()
+    } else {
+        // SAFETY: checked for NULL.
+        unsafe { *config }
+    };
+    let mut core = config.to_core(relay)?;
+    core.token = token;
+    let client = Client::connect(core).map_err(client_error)?;
+    handles::publish(out, client);
+    Ok(())
 }
 
 /// Stops the network thread and joins it (bounded), then frees the

@@ -3,16 +3,13 @@
 //! starting a relay and connecting a client.
 
 use std::ffi::c_char;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 
-use super::client::NetsyncClientConfig;
-use super::handles;
+use super::client::{connect_client, NetsyncClientConfig};
 use super::result::{guard, FfiError, NetsyncResult};
-use super::server::{c_str, NetsyncServer, NetsyncServerConfig};
-use crate::client::Client;
+use super::server::{c_str, start_server, NetsyncServer, NetsyncServerConfig};
 use crate::net::secure::token::{unix_now, MAX_LIFETIME, SECRET_LEN, TOKEN_LEN};
 use crate::net::secure::{issue_token, ConnectToken, RelaySecret, TokenError};
-use crate::server::relay_server::{RelayServer, RelayServerConfig};
 
 /// Bytes of a relay secret.
 pub const NETSYNC_SECRET_SIZE: usize = 32;
@@ -143,37 +140,18 @@ pub extern "C" fn netsync_server_start_secure(
     out: *mut *mut NetsyncServer,
 ) -> NetsyncResult {
     guard("netsync_server_start_secure", || {
-        if out.is_null() {
-            return Err(FfiError::null("out"));
-        }
         let secret = secret_from(secret, secret_len)?;
-        let ip: IpAddr = c_str(bind_ip, "bind_ip")?
-            .unwrap_or("0.0.0.0")
-            .parse()
-            .map_err(|_| FfiError::invalid("`bind_ip` is not an IP address"))?;
         let public = match c_str(public_address, "public_address")? {
             None => None,
             Some(text) => Some(text.parse::<SocketAddr>().map_err(|_| {
                 FfiError::invalid(format!("`public_address` `{text}` is not IP:port"))
             })?),
         };
-        let config = if config.is_null() {
-            NetsyncServerConfig::from(&RelayServerConfig::default())
-        } else {
-            // SAFETY: checked for NULL.
-            unsafe { *config }
-        };
-        let mut core = config.to_core(ip)?;
-        core.secret = Some(secret);
-        core.public_address = public;
-        let server = RelayServer::start_embedded(core).map_err(|e| {
-            FfiError::new(
-                NetsyncResult::NETSYNC_ERR_IO,
-                format!("cannot bind {ip}:{}: {e}", config.port),
-            )
-        })?;
-        handles::publish(out, server);
-        Ok(())
+        start_server(config, bind_ip, out, |core| {
+            core.secret = Some(secret);
+            core.public_address = public;
+            Ok(())
+        })
     })
 }
 
@@ -200,16 +178,6 @@ pub extern "C" fn netsync_client_connect_secure(
                 .parse()
                 .map_err(|_| FfiError::invalid(format!("`{text}` is not IP:port")))?,
         };
-        let config = if config.is_null() {
-            NetsyncClientConfig::defaults()
-        } else {
-            // SAFETY: checked for NULL.
-            unsafe { *config }
-        };
-        let mut core = config.to_core(relay)?;
-        core.token = Some(token);
-        let client = Client::connect(core).map_err(super::client::client_error)?;
-        handles::publish(out, client);
-        Ok(())
+        connect_client(config, relay, Some(token), out)
     })
 }

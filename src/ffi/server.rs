@@ -255,28 +255,41 @@ pub extern "C" fn netsync_server_start(
     out: *mut *mut NetsyncServer,
 ) -> NetsyncResult {
     guard("netsync_server_start", || {
-        if out.is_null() {
-            return Err(FfiError::null("out"));
-        }
-        let ip: IpAddr = c_str(bind_ip, "bind_ip")?
-            .unwrap_or("0.0.0.0")
-            .parse()
-            .map_err(|_| FfiError::invalid("`bind_ip` is not an IP address"))?;
-        let config = if config.is_null() {
-            NetsyncServerConfig::from(&RelayServerConfig::default())
-        } else {
-            // SAFETY: checked for NULL.
-            unsafe { *config }
-        };
-        let server = RelayServer::start_embedded(config.to_core(ip)?).map_err(|e| {
-            FfiError::new(
-                NetsyncResult::NETSYNC_ERR_IO,
-                format!("cannot bind {ip}:{}: {e}", config.port),
-            )
-        })?;
-        handles::publish(out, server);
-        Ok(())
+        start_server(config, bind_ip, out, |_| Ok(()))
     })
+}
+
+/// Starts a relay from a C config and bind IP, with `adjust` applied to
+/// the core settings (secure mode adds its secret there).
+pub(crate) fn start_server(
+    config: *const NetsyncServerConfig,
+    bind_ip: *const c_char,
+    out: *mut *mut NetsyncServer,
+    adjust: impl FnOnce(&mut RelayServerConfig) -> Result<(), FfiError>,
+) -> Result<(), FfiError> {
+    if out.is_null() {
+        return Err(FfiError::null("out"));
+    }
+    let ip: IpAddr = c_str(bind_ip, "bind_ip")?
+        .unwrap_or("0.0.0.0")
+        .parse()
+        .map_err(|_| FfiError::invalid("`bind_ip` is not an IP address"))?;
+    let config = if config.is_null() {
+        NetsyncServerConfig::from(&RelayServerConfig::default())
+    } else {
+        // SAFETY: checked for NULL.
+        unsafe { *config }
+    };
+    let mut core = config.to_core(ip)?;
+    adjust(&mut core)?;
+    let server = RelayServer::start_embedded(core).map_err(|e| {
+        FfiError::new(
+            NetsyncResult::NETSYNC_ERR_IO,
+            format!("cannot bind {ip}:{}: {e}", config.port),
+        )
+    })?;
+    handles::publish(out, server);
+    Ok(())
 }
 
 /// The UDP port the relay listens on.

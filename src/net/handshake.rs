@@ -25,7 +25,7 @@ use std::net::SocketAddr;
 
 use super::secure::session::handshake_proof;
 use super::secure::token::{unix_now, PRESENTED_LEN};
-use super::secure::{PresentedToken, RelaySecret, SessionKeys, TokenError};
+use super::secure::{ConnectToken, PresentedToken, RelaySecret, SessionKeys, TokenError};
 use crate::wire::{DecodeError, Reader, Writer};
 
 /// First bytes of every handshake datagram (laminar packets never start so).
@@ -230,13 +230,6 @@ impl Handshake {
             }
             Ok(with_token)
         };
-        if request && datagram.len() != REQUEST_SIZE && datagram.len() != SECURE_REQUEST_SIZE {
-            return Err(DecodeError::Invalid {
-                field: "request",
-                reason:
-                    "requests must be padded to REQUEST_SIZE (SECURE_REQUEST_SIZE with a token)",
-            });
-        }
         let message = match kind {
             kind::HELLO => {
                 let version = r.u16("version")?;
@@ -644,13 +637,13 @@ impl ClientHandshake {
         self.poll_with(now, version, None)
     }
 
-    /// As [`Self::poll`], presenting a connect token and its
+    /// As [`Self::poll`], presenting a connect token and proving its
     /// client-to-relay key (secure mode).
     pub fn poll_with(
         &mut self,
         now: f64,
         version: u16,
-        credentials: Option<&(PresentedToken, [u8; 32])>,
+        token: Option<&ConnectToken>,
     ) -> Option<Vec<u8>> {
         match self {
             ClientHandshake::Hello { nonce, next_send } if now >= *next_send => {
@@ -659,7 +652,7 @@ impl ClientHandshake {
                     Handshake::Hello {
                         version,
                         nonce: *nonce,
-                        token: credentials.map(|c| c.0),
+                        token: token.map(|t| t.presented),
                     }
                     .encode(),
                 )
@@ -675,8 +668,10 @@ impl ClientHandshake {
                         version,
                         nonce: *nonce,
                         cookie: *cookie,
-                        token: credentials
-                            .map(|(t, key)| (*t, handshake_proof(key, *nonce, *cookie))),
+                        token: token.map(|t| {
+                            let key = &t.keys.client_to_relay;
+                            (t.presented, handshake_proof(key, *nonce, *cookie))
+                        }),
                     }
                     .encode(),
                 )

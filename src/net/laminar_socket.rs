@@ -175,10 +175,7 @@ impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
                 }
                 continue;
             }
-            if !self.gate.is_admitted(&from) {
-                self.stats.dropped_unadmitted += 1;
-                continue;
-            }
+            // Secure mode: an admitted address is one with a session.
             let (start, end) = if self.gate.is_secure() {
                 let Some(session) = self.sessions.get_mut(&from) else {
                     self.stats.dropped_unadmitted += 1;
@@ -191,8 +188,11 @@ impl<R: RawSocket> laminar::DatagramSocket for RelaySocket<R> {
                         continue;
                     }
                 }
-            } else {
+            } else if self.gate.is_admitted(&from) {
                 (0, n)
+            } else {
+                self.stats.dropped_unadmitted += 1;
+                continue;
             };
             self.pacers
                 .on_received(from, &buffer[start..end], self.clock.now());
@@ -221,7 +221,6 @@ pub struct ClientSocket<R: RawSocket> {
     pacer: PeerPacer,
     /// Secure mode: the connect token, and once admitted the session.
     token: Option<ConnectToken>,
-    credentials: Option<(super::secure::PresentedToken, [u8; 32])>,
     session: Option<Session>,
     sealed: Vec<u8>,
 }
@@ -243,7 +242,6 @@ impl<R: RawSocket> ClientSocket<R> {
             clock,
             stats: GateStats::default(),
             pacer: PeerPacer::new(PacerConfig::default()),
-            credentials: token.map(|t| (t.presented, t.keys.client_to_relay)),
             token,
             session: None,
             sealed: Vec::with_capacity(2048),
@@ -287,10 +285,7 @@ impl<R: RawSocket> ClientSocket<R> {
     pub fn poll_handshake(&mut self) {
         let now = self.clock.now();
         let version = super::handshake::PROTOCOL_VERSION;
-        if let Some(request) = self
-            .handshake
-            .poll_with(now, version, self.credentials.as_ref())
-        {
+        if let Some(request) = self.handshake.poll_with(now, version, self.token.as_ref()) {
             let _ = self.inner.send(self.relay, &request);
         }
     }

@@ -150,6 +150,25 @@ impl fmt::Debug for SessionKeys {
     }
 }
 
+impl SessionKeys {
+    fn write(&self, w: &mut Writer) {
+        w.bytes(&self.client_to_relay);
+        w.bytes(&self.relay_to_client);
+    }
+
+    fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let mut keys = SessionKeys {
+            client_to_relay: [0; KEY_LEN],
+            relay_to_client: [0; KEY_LEN],
+        };
+        keys.client_to_relay
+            .copy_from_slice(r.take(KEY_LEN, "key")?);
+        keys.relay_to_client
+            .copy_from_slice(r.take(KEY_LEN, "key")?);
+        Ok(keys)
+    }
+}
+
 /// The part of a token the client presents in its handshake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PresentedToken {
@@ -244,8 +263,7 @@ pub fn issue_token(
     let mut private = Writer::new();
     private.u32(client_id);
     write_address(&mut private, relay);
-    private.bytes(&keys.client_to_relay);
-    private.bytes(&keys.relay_to_client);
+    keys.write(&mut private);
     let mut sealed = [0u8; SEALED_LEN];
     sealed[..PRIVATE_LEN].copy_from_slice(&private.bytes);
     let cipher = XChaCha20Poly1305::new(Key::from_slice(&secret.0));
@@ -313,14 +331,7 @@ impl PresentedToken {
         let mut r = Reader::new(&private);
         let client_id = r.u32("client id")?;
         let named = read_address(&mut r)?;
-        let mut keys = SessionKeys {
-            client_to_relay: [0; KEY_LEN],
-            relay_to_client: [0; KEY_LEN],
-        };
-        keys.client_to_relay
-            .copy_from_slice(r.take(KEY_LEN, "key")?);
-        keys.relay_to_client
-            .copy_from_slice(r.take(KEY_LEN, "key")?);
+        let keys = SessionKeys::read(&mut r)?;
         let same_ip = relay.ip().is_unspecified() || named.ip() == relay.ip();
         if named.port() != relay.port() || !same_ip {
             return Err(TokenError::WrongRelay);
@@ -350,8 +361,7 @@ impl ConnectToken {
         w.u8(FORMAT);
         w.u16(PROTOCOL_VERSION);
         write_address(&mut w, self.relay);
-        w.bytes(&self.keys.client_to_relay);
-        w.bytes(&self.keys.relay_to_client);
+        self.keys.write(&mut w);
         self.presented.write(&mut w);
         debug_assert_eq!(w.bytes.len(), TOKEN_LEN);
         w.bytes
@@ -376,14 +386,7 @@ impl ConnectToken {
             )));
         }
         let relay = read_address(&mut r)?;
-        let mut keys = SessionKeys {
-            client_to_relay: [0; KEY_LEN],
-            relay_to_client: [0; KEY_LEN],
-        };
-        keys.client_to_relay
-            .copy_from_slice(r.take(KEY_LEN, "key")?);
-        keys.relay_to_client
-            .copy_from_slice(r.take(KEY_LEN, "key")?);
+        let keys = SessionKeys::read(&mut r)?;
         let presented = PresentedToken::read(&mut r)?;
         r.finish()?;
         Ok(ConnectToken {
