@@ -23,7 +23,10 @@ use crate::net::handshake::{ClientHandshake, RefusalReason};
 use crate::net::laminar_socket::ClientSocket;
 use crate::net::raw_socket::{Conditioned, RawSocket, UdpTransport};
 use crate::server::relay_server::{laminar_config, MAX_RELIABLE};
-use crate::wire::message::{EntityUpdate, InterestSpec, Message, UpdatePacker, MAX_REDUNDANT};
+use crate::wire::batch;
+use crate::wire::message::{
+    kind, EntityUpdate, InterestSpec, Message, UpdatePacker, MAX_REDUNDANT,
+};
 use crate::wire::quantize::Precision;
 use crate::wire::Writer;
 
@@ -772,11 +775,13 @@ impl ClientDriver {
                 SocketEvent::Packet(p) => {
                     self.stats.bytes_received += p.payload().len() as u64;
                     self.stats.packets_received += 1;
-                    match Message::decode(p.payload(), &self.precision) {
-                        Ok(message) => messages.push(message),
-                        Err(e) => {
-                            self.stats.malformed += 1;
-                            log::debug!(target: "netsync::client", "malformed message: {e}");
+                    for part in batch::split(p.payload()) {
+                        match part.and_then(|m| Message::decode(m, &self.precision)) {
+                            Ok(message) => messages.push(message),
+                            Err(e) => {
+                                self.stats.malformed += 1;
+                                log::debug!(target: "netsync::client", "malformed message: {e}");
+                            }
                         }
                     }
                 }
@@ -1039,14 +1044,33 @@ impl ClientDriver {
                 }
             }
         }
+        // Reliable messages of a kind travel together (wire/batch.rs),
+        // ordered ones in their order.
+        let mut ordered = Vec::new();
+        let mut unordered = Vec::new();
         for (payload, delivery) in out {
+            match delivery {
+                // Each ack request must be a packet of its own: a burst of
+                // them carries laminar's sequence past a lost packet.
+                Delivery::Reliable if payload.first() == Some(&kind::ACK_REQUEST) => {
+                    self.stats.bytes_sent += payload.len() as u64;
+                    let _ = sender.send(Packet::reliable_unordered(relay, payload));
+                }
+                Delivery::Reliable => unordered.push(payload),
+                Delivery::Ordered => ordered.push(payload),
+                Delivery::Unreliable => {
+                    self.stats.bytes_sent += payload.len() as u64;
+                    let _ = sender.send(Packet::unreliable(relay, payload));
+                }
+            }
+        }
+        for payload in batch::pack(ordered, MAX_RELIABLE) {
             self.stats.bytes_sent += payload.len() as u64;
-            let packet = match delivery {
-                Delivery::Reliable => Packet::reliable_unordered(relay, payload),
-                Delivery::Ordered => Packet::reliable_ordered(relay, payload, Some(0)),
-                Delivery::Unreliable => Packet::unreliable(relay, payload),
-            };
-            let _ = sender.send(packet);
+            let _ = sender.send(Packet::reliable_ordered(relay, payload, Some(0)));
+        }
+        for payload in batch::pack(unordered, MAX_RELIABLE) {
+            self.stats.bytes_sent += payload.len() as u64;
+            let _ = sender.send(Packet::reliable_unordered(relay, payload));
         }
     }
 

@@ -31,7 +31,7 @@ use crate::wire::{DecodeError, Reader, Writer};
 /// First bytes of every handshake datagram (laminar packets never start so).
 pub const MAGIC: [u8; 4] = *b"NSYN";
 /// Protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 /// Client requests are padded to this size.
 pub const REQUEST_SIZE: usize = 64;
 /// Requests that carry a connect token (secure mode) are padded to this.

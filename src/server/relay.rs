@@ -21,6 +21,7 @@ use super::seq_window::SeqWindow;
 use crate::core::app_message::{AppMessage, AppMessageKind};
 use crate::core::scripted::Spawn;
 use crate::replay::{Entry, Recorder, RecordingKind};
+use crate::wire::batch;
 use crate::wire::message::{
     entity_kind, EntityUpdate, InterestSpec, Message, RemovalReason, UpdatePacker, MAX_PAYLOAD,
 };
@@ -548,17 +549,22 @@ impl Relay {
     /// connection, never anything inside the payload.
     pub fn receive(&mut self, client: u32, payload: &[u8], now: f64) {
         self.now = now;
-        if !self.clients.contains_key(&client) {
-            return;
-        }
-        let message = match Message::decode(payload, &self.config.precision) {
-            Ok(m) => m,
-            Err(e) => {
-                self.stats.malformed += 1;
-                log::debug!(target: "netsync::relay", "client {client}: malformed message: {e}");
+        for part in batch::split(payload) {
+            // A goodbye earlier in the batch removes the client.
+            if !self.clients.contains_key(&client) {
                 return;
             }
-        };
+            match part.and_then(|m| Message::decode(m, &self.config.precision)) {
+                Ok(message) => self.handle(client, message, now),
+                Err(e) => {
+                    self.stats.malformed += 1;
+                    log::debug!(target: "netsync::relay", "client {client}: malformed message: {e}");
+                }
+            }
+        }
+    }
+
+    fn handle(&mut self, client: u32, message: Message, now: f64) {
         match message {
             Message::Ping {
                 sequence,

@@ -20,6 +20,7 @@ use crate::net::laminar_socket::{GateStats, RelaySocket};
 use crate::net::raw_socket::{RawSocket, UdpTransport};
 use crate::net::secure::RelaySecret;
 use crate::net::worker::Worker;
+use crate::wire::batch;
 use crate::wire::message::Message;
 
 /// Settings of a running relay.
@@ -435,6 +436,12 @@ impl<R: RawSocket> RelayDriver<R> {
         Duration::from_micros((250 + clients * 4).clamp(500, 1000))
     }
 
+    /// Holder and epoch of an entity with send rights (simulations check
+    /// that clients converge on it).
+    pub fn holder(&self, entity: u64) -> Option<(Option<u32>, u32)> {
+        self.relay.holder(entity)
+    }
+
     /// Receives, handles, ticks and sends whatever is due now.
     pub fn step(&mut self) {
         // Output first, polled out at once: the snapshots due now leave in
@@ -461,22 +468,31 @@ impl<R: RawSocket> RelayDriver<R> {
                 }
             }
         }
+        // Reliable messages per client, in order, batched (wire/batch.rs).
+        let mut reliable: Vec<(u32, Vec<u8>)> = Vec::new();
         for out in self.relay.drain() {
             let Some(&addr) = self.addrs.get(&out.client) else {
                 continue;
             };
-            self.stats.bytes_sent += out.payload.len() as u64;
-            let packet = if out.reliable {
-                if out.payload.len() > MAX_RELIABLE {
-                    // laminar would fragment it and lose its ordering.
-                    log::error!(target: "netsync::relay", "reliable message of {} bytes dropped (limit {MAX_RELIABLE})", out.payload.len());
-                    continue;
-                }
-                Packet::reliable_ordered(addr, out.payload, Some(0))
+            if !out.reliable {
+                self.stats.bytes_sent += out.payload.len() as u64;
+                let _ = sender.send(Packet::unreliable(addr, out.payload));
+            } else if out.payload.len() > MAX_RELIABLE {
+                // laminar would fragment it and lose its ordering.
+                log::error!(target: "netsync::relay", "reliable message of {} bytes dropped (limit {MAX_RELIABLE})", out.payload.len());
             } else {
-                Packet::unreliable(addr, out.payload)
-            };
-            let _ = sender.send(packet);
+                reliable.push((out.client, out.payload));
+            }
+        }
+        // A stable sort keeps each client's messages in their order.
+        reliable.sort_by_key(|(client, _)| *client);
+        for group in reliable.chunk_by_mut(|a, b| a.0 == b.0) {
+            let addr = self.addrs[&group[0].0];
+            let queue = group.iter_mut().map(|(_, payload)| std::mem::take(payload));
+            for payload in batch::pack(queue, MAX_RELIABLE) {
+                self.stats.bytes_sent += payload.len() as u64;
+                let _ = sender.send(Packet::reliable_ordered(addr, payload, Some(0)));
+            }
         }
         self.manager.manual_poll(self.clock.instant());
         // Input, stamped with the time it was read; answers go next step.

@@ -67,9 +67,11 @@ pub(crate) mod kind {
     pub const LOCKSTEP_RECENT: u8 = 41;
     pub const SNAPSHOT_NACK: u8 = 42;
     pub const SNAPSHOT_REPAIRED: u8 = 43;
+    /// Several reliable messages in one packet (wire/batch.rs).
+    pub const BATCH: u8 = 44;
     /// The highest type byte in use.
     #[cfg(test)]
-    pub const LAST: u8 = 43;
+    pub const LAST: u8 = 44;
 }
 
 /// Why the relay refused a lockstep join (`LockstepRefused`).

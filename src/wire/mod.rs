@@ -3,6 +3,7 @@
 //! laminar packets. Decoding never panics and never allocates more than
 //! the input can justify; every error says what was wrong.
 
+pub mod batch;
 pub mod cursor;
 pub mod lockstep;
 pub mod message;

@@ -443,6 +443,10 @@ impl Timeline {
         self.arrival.observe(now, server_time);
         let offset = self.clock_offset().unwrap_or(server_time - now);
         let previous_coverage = self.newest_frame;
+        // The delay target is recomputed once per frame, not per sample:
+        // it sorts its whole window, and a frame of thousands of entities
+        // after a loss made that the client's main cost (benches/soak).
+        let mut delay_changed = false;
         match self.newest_frame {
             Some(newest) if server_time < newest => self.stats.frames_out_of_order += 1,
             Some(newest) if server_time == newest => {}
@@ -453,7 +457,7 @@ impl Timeline {
                 }
                 self.buffered_clock.on_frame(now, server_time);
                 self.newest_frame = Some(server_time);
-                self.delay.recompute(offset);
+                delay_changed = true;
             }
         }
         self.literal_clock.on_frame(now, server_time);
@@ -469,8 +473,21 @@ impl Timeline {
             offset,
             coverage_before: previous_coverage.unwrap_or(f64::NEG_INFINITY),
         };
+        let mut gap_from = None;
         for (entity, sample) in samples {
-            self.insert_sample(*entity, *sample, &arrival);
+            if let Some(previous) = self.insert_sample(*entity, *sample, &arrival) {
+                gap_from = Some(previous.min(gap_from.unwrap_or(f64::INFINITY)));
+            }
+        }
+        // Entities' own gaps count as one arrival at the oldest of them:
+        // the render clock runs past the data for a time, however many
+        // entities it shows.
+        if let Some(previous) = gap_from {
+            self.delay.on_frame(now, previous);
+            delay_changed = true;
+        }
+        if delay_changed {
+            self.delay.recompute(offset);
         }
         Ok(())
     }
@@ -509,7 +526,15 @@ impl Timeline {
         }
     }
 
-    fn insert_sample(&mut self, entity: u64, sample: Sample, arrival: &FrameArrival) {
+    /// Inserts one sample; returns the server time from which its entity's
+    /// own stream had a gap worth covering with delay, if it had one.
+    fn insert_sample(
+        &mut self,
+        entity: u64,
+        sample: Sample,
+        arrival: &FrameArrival,
+    ) -> Option<f64> {
+        let mut gap = None;
         let FrameArrival {
             now,
             offset: clock_offset,
@@ -568,9 +593,8 @@ impl Timeline {
                         let previous = previous
                             .server_time
                             .max(sample.server_time - LOSS_GAP_FRAMES * interval);
-                        self.delay.on_frame(now, previous);
-                        self.delay.recompute(clock_offset);
                         self.stats.sample_gaps += 1;
+                        gap = Some(previous);
                     }
                 }
                 if outcome == Inserted::Newest && mode == Mode::Predicted {
@@ -580,6 +604,7 @@ impl Timeline {
                 }
             }
         }
+        gap
     }
 
     /// Advances every render clock to `now` and reads every entity once.
