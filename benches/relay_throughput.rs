@@ -15,7 +15,11 @@
 //! 1 000 full clients, each with its own network thread, would measure
 //! the two cores' scheduler, not the relay.
 //!
-//! Run: cargo bench --bench relay_throughput [-- --quick]
+//! With `--flood`, each size runs twice: without and with a flood of
+//! handshakes (about 20 000 hellos a second from 64 source ports, from a
+//! thread beside the bots) during the measured window, side by side.
+//!
+//! Run: cargo bench --bench relay_throughput [-- --quick] [--flood]
 
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
@@ -127,6 +131,8 @@ impl Bot {
 
 struct Run {
     clients: usize,
+    /// Hellos the flood sent in the window (0: no flood).
+    flood_hellos: u64,
     /// Growth of this process's resident memory while the run was up (MB).
     rss_growth_mb: f64,
     relay_cpu: f64,
@@ -223,7 +229,37 @@ fn rss_mb() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-fn run(clients: usize, seconds: f64) -> Run {
+/// Hellos with fresh nonces from 64 sockets until `stop`: a handshake
+/// flood from many source ports. Returns how many were sent.
+fn flood(relay: SocketAddr, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> u64 {
+    use netsync::net::handshake::{Handshake, PROTOCOL_VERSION};
+    let sockets: Vec<UdpSocket> = (0..64)
+        .map(|_| {
+            let s = UdpSocket::bind("127.0.0.1:0").expect("bind");
+            s.set_nonblocking(true).unwrap();
+            s
+        })
+        .collect();
+    let (mut sent, mut nonce) = (0u64, 0u64);
+    let mut buf = [0u8; 2048];
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        for s in &sockets {
+            nonce += 1;
+            let hello = Handshake::Hello {
+                version: PROTOCOL_VERSION,
+                nonce,
+                token: None,
+            }
+            .encode();
+            sent += s.send_to(&hello, relay).is_ok() as u64;
+            while s.recv_from(&mut buf).is_ok() {}
+        }
+        std::thread::sleep(Duration::from_micros(3_000));
+    }
+    sent
+}
+
+fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
     let rss_before = rss_mb();
     let config = RelayServerConfig {
         bind: "127.0.0.1:0".parse().unwrap(),
@@ -292,6 +328,8 @@ fn run(clients: usize, seconds: f64) -> Run {
     let mut relay_cpu_start = None;
     let mut bots_cpu_start = 0.0;
     let mut ticks_start = None;
+    let stop_flood = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut flooder = None;
     loop {
         let t = start.elapsed().as_secs_f64();
         if t >= warmup + seconds {
@@ -302,6 +340,10 @@ fn run(clients: usize, seconds: f64) -> Run {
             relay_cpu_start = thread_cpu_seconds("netsync-relay");
             bots_cpu_start = self_thread_cpu_seconds();
             ticks_start = Some(relay_server.stats().tick_times);
+            if with_flood {
+                let stop = stop_flood.clone();
+                flooder = Some(std::thread::spawn(move || flood(relay, stop)));
+            }
         }
         // Handshakes, then state at 30 Hz and acks at 5 Hz.
         for bot in bots.iter_mut().filter(|b| !b.admitted) {
@@ -393,6 +435,8 @@ fn run(clients: usize, seconds: f64) -> Run {
             std::thread::sleep(rest);
         }
     }
+    stop_flood.store(true, std::sync::atomic::Ordering::Relaxed);
+    let flood_hellos = flooder.map_or(0, |f| f.join().unwrap_or(0));
     let relay_cpu = match (relay_cpu_start, thread_cpu_seconds("netsync-relay")) {
         (Some(a), Some(b)) => (b - a) / seconds,
         _ => f64::NAN,
@@ -420,6 +464,7 @@ fn run(clients: usize, seconds: f64) -> Run {
     end_to_end.sort_by(f64::total_cmp);
     Run {
         clients,
+        flood_hellos,
         rss_growth_mb,
         relay_cpu,
         ticks,
@@ -433,6 +478,11 @@ fn run(clients: usize, seconds: f64) -> Run {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    let floods: &[bool] = if std::env::args().any(|a| a == "--flood") {
+        &[false, true]
+    } else {
+        &[false]
+    };
     let seconds = if quick { 2.0 } else { 10.0 };
     let sizes: Vec<usize> = match std::env::var("CLIENTS") {
         Ok(list) => list
@@ -444,14 +494,18 @@ fn main() {
     };
     println!("Relay at 30 Hz on 127.0.0.1; clients in areas of 10 with interest on, each sending one entity at 30 Hz; {seconds} s measured after a 3 s warm-up. {}", if pinned_cpus() { "Relay thread pinned to CPU 0, bots to CPU 1." } else { "Relay and bots share the cores (--shared)." });
     println!();
-    println!("| clients | relay CPU (cores) | relay tick + send p50 / p99 (ms) | after tick p50 / p99 / max (ms) | end to end p50 / p99 / max (ms) | updates delivered | bot thread CPU (cores) | memory growth (MB) |");
-    println!("|---|---|---|---|---|---|---|---|");
-    for &n in &sizes {
-        let r = run(n, seconds);
+    println!("| clients | handshake flood (hellos/s) | relay CPU (cores) | relay tick + send p50 / p99 (ms) | after tick p50 / p99 / max (ms) | end to end p50 / p99 / max (ms) | updates delivered | bot thread CPU (cores) | memory growth (MB) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (&n, &with_flood) in sizes
+        .iter()
+        .flat_map(|n| floods.iter().map(move |f| (n, f)))
+    {
+        let r = run(n, seconds, with_flood);
         let ms = |v: &[f64], p: f64| percentile(v, p) * 1e3;
         println!(
-            "| {} | {:.2} | {:.2} / {:.2} | {:.1} / {:.1} / {:.1} | {:.1} / {:.1} / {:.1} | {:.1} % | {:.2} | {:.0} |",
+            "| {} | {:.0} | {:.2} | {:.2} / {:.2} | {:.1} / {:.1} / {:.1} | {:.1} / {:.1} / {:.1} | {:.1} % | {:.2} | {:.0} |",
             r.clients,
+            r.flood_hellos as f64 / seconds,
             r.relay_cpu,
             r.ticks.quantile(0.5) * 1e3,
             r.ticks.quantile(0.99) * 1e3,

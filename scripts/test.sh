@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every netsync test on a fresh machine: installs what is missing,
 # then formatting, lints, unit and integration tests (Rust through the C
-# ABI, C99 and C++17 programs against the shared library), and a smoke run
-# of the tick-cost benchmark that fails on any allocation per tick. The C
-# program runs under valgrind.
+# ABI, C99 and C++17 programs against the shared library), a smoke run of
+# the tick-cost benchmark that fails on any allocation per tick, and a
+# short soak. The C programs run under valgrind.
 # Fails (never skips) when a part cannot run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +53,12 @@ cargo test
 step "tick-cost benchmark smoke run (fails on allocations per tick)"
 # Without the CLI's crates: the release build need not compile the demo's physics.
 cargo bench --no-default-features --bench tick_cost -- --quick
+
+step "soak smoke run (fails on a lost or repeated command, unsettled send rights, a panic)"
+# 16 clients x 256 objects on HOSTILE with outages, quits and rejoins: one
+# simulated minute and half a real one (the full 15 + 5 minutes:
+# docs/benchmarks.md).
+cargo bench --no-default-features --bench soak -- --quick
 
 echo
 echo "all netsync tests passed"

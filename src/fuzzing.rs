@@ -42,11 +42,26 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 /// again and that decodes too.
 pub fn wire_message(data: &[u8]) {
     let p = Precision::default();
-    if let Ok(message) = Message::decode(data, &p) {
-        if let Ok(bytes) = message.to_bytes(&p) {
-            Message::decode(&bytes, &p).expect("a re-encoded message decodes");
+    // A packet: one message, or a batch of them (wire/batch.rs).
+    let mut parts = Vec::new();
+    for part in crate::wire::batch::split(data) {
+        let Ok(bytes) = part else { break };
+        parts.push(bytes.to_vec());
+        if let Ok(message) = Message::decode(bytes, &p) {
+            if let Ok(bytes) = message.to_bytes(&p) {
+                Message::decode(&bytes, &p).expect("a re-encoded message decodes");
+            }
         }
     }
+    // What splits packs back into packets that split into the same parts.
+    let packed = crate::wire::batch::pack(parts.clone(), usize::MAX);
+    let again: Vec<Vec<u8>> = packed
+        .iter()
+        .flat_map(|p| {
+            crate::wire::batch::split(p).map(|m| m.expect("a packed batch splits").to_vec())
+        })
+        .collect();
+    assert_eq!(again, parts, "a batch repacks to the same messages");
 }
 
 /// The secret and address the handshake target's secure relay uses (the
@@ -192,7 +207,12 @@ pub fn seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     vec![
         ("client_recording", "replay_reader", recording(&sample)),
         ("owned_state", "wire_message", state.clone()),
-        ("claim", "wire_message", claim),
+        ("claim", "wire_message", claim.clone()),
+        (
+            "batch",
+            "wire_message",
+            crate::wire::batch::pack(vec![claim, state.clone()], usize::MAX).remove(0),
+        ),
         ("global_command", "wire_message", command),
         ("session", "relay_session", session),
         ("secure_hello", "handshake", hello),

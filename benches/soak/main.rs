@@ -12,7 +12,7 @@
 //!
 //! Run: cargo bench --no-default-features --bench soak
 //!      [-- --simulated-minutes M --real-minutes M --seed N --quick]
-//! (`--quick`: one simulated and half a real minute.)
+//! (`--quick`: one simulated and one real minute.)
 
 mod disturbance;
 mod ledger;
@@ -42,7 +42,7 @@ fn main() {
     let quick = args.iter().any(|a| a == "--quick");
     let simulated_minutes =
         value(&args, "--simulated-minutes").unwrap_or(if quick { 1.0 } else { 15.0 });
-    let real_minutes = value(&args, "--real-minutes").unwrap_or(if quick { 0.5 } else { 5.0 });
+    let real_minutes = value(&args, "--real-minutes").unwrap_or(if quick { 1.0 } else { 5.0 });
     let seed = value(&args, "--seed").unwrap_or(1.0) as u64;
     let profile = NetworkProfile::HOSTILE;
     println!(

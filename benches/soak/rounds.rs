@@ -76,7 +76,8 @@ pub fn run(mode: &'static str, world: &mut impl World, seed: u64, seconds: f64) 
         for d in plan.iter_mut() {
             match d.due(t) {
                 Some(Change::Begin) => {
-                    if d.leave || !world.outage(d.slot, true) {
+                    let cut = !d.leave && world.outage(d.slot, true);
+                    if !cut {
                         d.leave = true;
                         if let Some(client) = table.leave(d.slot) {
                             world.quit(d.slot, client);

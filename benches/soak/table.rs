@@ -62,6 +62,9 @@ fn motion(entity: u64, server_time: f64) -> (Vec3, Vec3) {
     )
 }
 
+/// The relay's holder and epoch of an entity.
+pub type HolderOf<'a> = &'a dyn Fn(u64) -> Option<(Option<u32>, u32)>;
+
 /// Counts over the whole run.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counters {
@@ -219,10 +222,7 @@ impl Table {
     /// holder and epoch of every neutral object, exactly its holder
     /// believing it holds it, and (when given) as the relay has it.
     /// `Err` names the first disagreement.
-    pub fn rights_agree(
-        &mut self,
-        relay: Option<&dyn Fn(u64) -> Option<(Option<u32>, u32)>>,
-    ) -> Result<(), String> {
+    pub fn rights_agree(&mut self, relay: Option<HolderOf<'_>>) -> Result<(), String> {
         let mut clients = Vec::new();
         for (slot, seat) in self.seats.iter_mut().enumerate() {
             let Some(c) = seat.client.as_mut() else {

@@ -512,6 +512,20 @@ bool UNetSyncSubsystem::HandleContact(UNetSyncComponent* A, UNetSyncComponent* B
 
 bool UNetSyncSubsystem::Connect(const FString& Address)
 {
+	return ConnectWith(Address, nullptr);
+}
+
+bool UNetSyncSubsystem::ConnectSecure(const TArray<uint8>& Token, const FString& Address)
+{
+	if (Token.Num() != NETSYNC_TOKEN_SIZE)
+	{
+		return Fail(FString::Printf(TEXT("a connect token has %d bytes, not %d"), Token.Num(), NETSYNC_TOKEN_SIZE));
+	}
+	return ConnectWith(Address, &Token);
+}
+
+bool UNetSyncSubsystem::ConnectWith(const FString& Address, const TArray<uint8>* Token)
+{
 	if (!FNetSyncModule::IsLibraryReady())
 	{
 		return Fail(FNetSyncModule::GetLoadError());
@@ -537,7 +551,12 @@ bool UNetSyncSubsystem::Connect(const FString& Address)
 	Config.conditioner = NetSync::SimulatedNetworkToNative(Settings->SimulatedNetwork);
 	Config.conditioner_seed = FPlatformTime::Cycles64();
 
-	netsync::Result<netsync::Client> Connected = netsync::Client::try_connect(TCHAR_TO_UTF8(*Address), &Config);
+	const FTCHARToUTF8 Utf8Address(*Address);
+	netsync::Result<netsync::Client> Connected = Token
+		? netsync::Client::try_connect_secure(
+			  netsync::Span<const uint8_t>(Token->GetData(), static_cast<std::size_t>(Token->Num())), &Config,
+			  Address.IsEmpty() ? nullptr : Utf8Address.Get())
+		: netsync::Client::try_connect(Utf8Address.Get(), &Config);
 	if (!Connected.ok())
 	{
 		return Fail(Connected.error());
@@ -553,7 +572,7 @@ bool UNetSyncSubsystem::Connect(const FString& Address)
 			RegisterWithClient(*Component);
 		}
 	}
-	UE_LOG(LogNetSync, Log, TEXT("NetSync: connecting to %s"), *Address);
+	UE_LOG(LogNetSync, Log, TEXT("NetSync: connecting to %s%s"), Address.IsEmpty() ? TEXT("the token's relay") : *Address, Token ? TEXT(" (secure)") : TEXT(""));
 	return true;
 }
 

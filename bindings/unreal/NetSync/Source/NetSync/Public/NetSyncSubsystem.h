@@ -34,6 +34,10 @@ public:
 	UFUNCTION(BlueprintCallable, Category = "NetSync")
 	bool Connect(const FString& Address);
 
+	/** As Connect, to a relay in secure mode, with a connect token from the game's backend (NETSYNC_TOKEN_SIZE bytes; see docs/security.md). Address empty: the relay the token names. Refusals (token expired or in use, relay not secure) arrive through On Disconnected. */
+	UFUNCTION(BlueprintCallable, Category = "NetSync")
+	bool ConnectSecure(const TArray<uint8>& Token, const FString& Address = TEXT(""));
+
 	/** Leaves the relay and stops the client's network thread. */
 	UFUNCTION(BlueprintCallable, Category = "NetSync")
 	void Disconnect();
@@ -182,6 +186,8 @@ public:
 	virtual UWorld* GetTickableGameObjectWorld() const override;
 
 private:
+	/** Connect and ConnectSecure: Token null for plain mode. */
+	bool ConnectWith(const FString& Address, const TArray<uint8>* Token);
 	/** Registers a component's entity with the client, by kind and authority. */
 	void RegisterWithClient(UNetSyncComponent& Component);
 	void SendOwnedStates(double Now);
