@@ -2,7 +2,8 @@
  * netsync.hpp: header-only C++17 wrapper over netsync.h.
  *
  * - Move-only owners of every handle (Client, Server, Timeline,
- *   SendFilter): the destructor frees, a moved-from object is empty.
+ *   SendFilter, Replay): the destructor frees, a moved-from object is
+ *   empty.
  * - Errors as values or as exceptions. Every call comes twice:
  *     try_x(...)  returns Result<T> / Status and never throws a netsync
  *                 failure (only std::bad_alloc can escape it);
@@ -85,6 +86,7 @@ using TimelineStats = NetsyncTimelineStats;
 using SendFilterConfig = NetsyncSendFilterConfig;
 using ServerEvent = NetsyncServerEvent;
 using MessageHeader = NetsyncMessage;
+using ReplayInfo = NetsyncReplayInfo;
 
 /// Connection state (`netsync_client_state`, `ClientStats::state`).
 enum class ConnectionState : uint32_t {
@@ -165,6 +167,12 @@ enum class DisconnectReason : uint32_t {
     TokenInUse = NETSYNC_REASON_TOKEN_IN_USE,
 };
 
+/// Who wrote a recording (`ReplayInfo::kind`).
+enum class RecordingKind : uint32_t {
+    Client = NETSYNC_RECORDING_CLIENT,
+    Relay = NETSYNC_RECORDING_RELAY,
+};
+
 /// Interpolation modes (timeline and per entity).
 enum class Mode : uint32_t {
     Literal = NETSYNC_MODE_LITERAL,
@@ -214,6 +222,7 @@ enum class Decision : uint32_t {
 
 inline EventKind kind_of(const ClientEvent& e) noexcept { return static_cast<EventKind>(e.kind); }
 inline ServerEventKind kind_of(const ServerEvent& e) noexcept { return static_cast<ServerEventKind>(e.kind); }
+inline RecordingKind kind_of(const ReplayInfo& i) noexcept { return static_cast<RecordingKind>(i.kind); }
 
 inline const char* result_name(NetsyncResult code) noexcept {
     return netsync_result_str(static_cast<int32_t>(code));
@@ -1266,6 +1275,19 @@ public:
         });
     }
 
+    // --- recording (docs/replay.md) ------------------------------------------
+
+    /// Records everything this client shows from the network to the file at
+    /// `path` (UTF-8) until try_stop_recording or the client is freed; play
+    /// it back with Replay. Only before the first tick (a recording holds
+    /// the timeline's whole history): NETSYNC_ERR_WRONG_STATE after it, or
+    /// when already recording; NETSYNC_ERR_IO when the file cannot be created.
+    Status try_record(const char* path) { return status_of(netsync_client_record(native(), path)); }
+    Status try_record(const std::string& path) { return try_record(path.c_str()); }
+    /// Ends the recording and waits until the file is complete.
+    /// NETSYNC_ERR_WRONG_STATE when not recording.
+    Status try_stop_recording() { return status_of(netsync_client_stop_recording(native())); }
+
 #if NETSYNC_HPP_EXCEPTIONS
     static Client connect(const std::string& address) { return try_connect(address.c_str()).value(); }
     static Client connect(const std::string& address, const ClientConfig& config) {
@@ -1331,12 +1353,125 @@ public:
         try_send_component_command(entity_id, component_id, data).value();
     }
     std::optional<MessageView> poll_message() { return try_poll_message().value(); }
+    void record(const std::string& path) { try_record(path.c_str()).value(); }
+    void stop_recording() { try_stop_recording().value(); }
 #endif
 
 private:
     detail::Owner<NetsyncClient, &netsync_client_free> handle_;
     std::vector<Transform> transforms_;
     std::vector<uint8_t> messages_;
+};
+
+// ---------------------------------------------------------------------------
+// Replay: a recording (Client::record, `netsync relay --record`) played
+// back like a live client (docs/replay.md).
+
+class Replay {
+public:
+    Replay() noexcept = default;
+    /// Adopts a handle from netsync_replay_open or netsync_replay_open_buffer.
+    explicit Replay(NetsyncReplay* handle) noexcept : handle_(handle) {}
+
+    /// Opens the recording at `path` (UTF-8) and reads it whole, checking
+    /// every block. NETSYNC_ERR_IO when it cannot be read;
+    /// NETSYNC_ERR_INVALID_ARGUMENT, the message naming the reason, for a
+    /// file cut short, damaged, of another format or of a newer version.
+    static Result<Replay> try_open(const char* path) {
+        NetsyncReplay* handle = nullptr;
+        const NetsyncResult code = netsync_replay_open(path, &handle);
+        if (code != NETSYNC_OK) return Error::last(code);
+        return adopt(handle);
+    }
+    static Result<Replay> try_open(const std::string& path) { return try_open(path.c_str()); }
+    /// Opens a recording held in memory (copied; `data` may go after this).
+    static Result<Replay> try_open_buffer(Span<const uint8_t> data) {
+        // An empty span may have no pointer: the library is to judge the
+        // (missing) contents, not refuse a NULL.
+        static const uint8_t none = 0;
+        NetsyncReplay* handle = nullptr;
+        const NetsyncResult code =
+            netsync_replay_open_buffer(data.empty() ? &none : data.data(), data.size(), &handle);
+        if (code != NETSYNC_OK) return Error::last(code);
+        return adopt(handle);
+    }
+
+    NetsyncReplay* native() const noexcept { return handle_.get(); }
+    NetsyncReplay* release() noexcept { return handle_.release(); }
+    explicit operator bool() const noexcept { return handle_.get() != nullptr; }
+
+    /// Room for `count` transforms (open reserves one per recorded entity).
+    void reserve(std::size_t count) {
+        if (transforms_.size() < count) transforms_.resize(count);
+    }
+
+    /// Kind, client id, time span, counts of entries, ticks, frames,
+    /// messages, right changes and entities, file and raw sizes.
+    Result<ReplayInfo> try_info() const {
+        ReplayInfo info{};
+        const NetsyncResult code = netsync_replay_info(native(), &info);
+        return detail::result_of(code, info);
+    }
+    /// Shows the recording at recording time `time` (the recording
+    /// client's engine clock; the relay's for a relay recording): at a time
+    /// the client ticked at, exactly the transforms its tick returned.
+    /// Going back in time replays from the start. Valid until the next tick.
+    Result<Span<const Transform>> try_tick_at(double time) {
+        NetsyncReplay* handle = native();
+        return detail::call_growing(transforms_, [&](Transform* out, std::size_t cap, std::size_t* n) {
+            return netsync_replay_tick_at(handle, time, out, cap, n);
+        });
+    }
+    /// Plays on the engine's clock `now` (any monotonic clock, s): the first
+    /// tick, and the first after a seek, shows the start (or the seek
+    /// time); later ones advance at the set speed. Valid until the next tick.
+    Result<Span<const Transform>> try_tick(double now) {
+        NetsyncReplay* handle = native();
+        return detail::call_growing(transforms_, [&](Transform* out, std::size_t cap, std::size_t* n) {
+            return netsync_replay_tick(handle, now, out, cap, n);
+        });
+    }
+    /// The next try_tick shows recording time `time`.
+    Status try_seek(double time) { return status_of(netsync_replay_seek(native(), time)); }
+    /// Plays on at `speed` times real time (0 pauses, at most 100; 1 until set).
+    Status try_set_speed(double speed) { return status_of(netsync_replay_set_speed(native(), speed)); }
+    /// Recording time of the last tick; NETSYNC_ERR_WRONG_STATE before the first.
+    Result<double> try_position() const {
+        double t = 0.0;
+        const NetsyncResult code = netsync_replay_position(native(), &t);
+        return detail::result_of(code, t);
+    }
+
+#if NETSYNC_HPP_EXCEPTIONS
+    static Replay open(const std::string& path) { return try_open(path.c_str()).value(); }
+    static Replay open_buffer(Span<const uint8_t> data) { return try_open_buffer(data).value(); }
+    ReplayInfo info() const { return try_info().value(); }
+    Span<const Transform> tick_at(double time) { return try_tick_at(time).value(); }
+    Span<const Transform> tick(double now) { return try_tick(now).value(); }
+    void seek(double time) { try_seek(time).value(); }
+    void set_speed(double speed) { try_set_speed(speed).value(); }
+    /// nullopt before the first tick; throws on every other failure.
+    std::optional<double> position() const {
+        Result<double> t = try_position();
+        if (t.code() == NETSYNC_ERR_WRONG_STATE) return std::nullopt;
+        return t.value();
+    }
+#endif
+
+private:
+    static Result<Replay> adopt(NetsyncReplay* handle) {
+        Replay replay(handle);
+        // Every entity a tick can show has a recorded state, so with room
+        // for all of them no tick is repeated to grow the buffer (a repeat
+        // would apply entries stamped after the live tick at that time).
+        Result<ReplayInfo> info = replay.try_info();
+        if (!info.ok()) return info.error();
+        replay.reserve(static_cast<std::size_t>(info.value().entities));
+        return Result<Replay>(std::move(replay));
+    }
+
+    detail::Owner<NetsyncReplay, &netsync_replay_free> handle_;
+    std::vector<Transform> transforms_;
 };
 
 // ---------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 //! include/netsync_unreal_convert.hpp with a test program (tests/cpp/)
 //! under g++ -std=c++17 with warnings as errors, links it to the real
 //! cdylib and runs it: a relay and two clients on loopback, the embedded
-//! server's calls, a collision claim, errors as exceptions, the Unreal
-//! conversions. A second program
+//! server's calls, a collision claim, a recording and its replay, errors
+//! as exceptions, the Unreal conversions. A second program
 //! builds the wrapper as Unreal does by default, without exceptions or
 //! RTTI. A missing g++ fails the test; it never skips.
 
@@ -134,6 +134,7 @@ fn wrapper_program_runs_a_relay_two_clients_and_a_claim() {
         "ok: relay + two clients",
         "ok: embedded server",
         "ok: collision claim",
+        "ok: record and replay",
         "ok: error as exception: NETSYNC_ERR_INVALID_ARGUMENT",
         "ok: round trips within float precision",
     ] {

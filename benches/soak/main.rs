@@ -8,7 +8,8 @@
 //! command delivered to every client exactly once and in the same order
 //! everywhere; send rights settled (every client agrees with the relay on
 //! every shared object's holder and epoch) in the calm after each round of
-//! disturbances. Prints memory after the first round and at the end.
+//! disturbances; resident memory at the end within 64 MB of what it was
+//! after the first round (both printed).
 //!
 //! Run: cargo bench --no-default-features --bench soak
 //!      [-- --simulated-minutes M --real-minutes M --seed N --quick]

@@ -14,6 +14,8 @@ use crate::table::{Phase, Table, FRAME, SEATS};
 /// After the last round: no new commands for this long, so that all sent
 /// arrive even through the HOSTILE profile's losses and resends.
 pub const DRAIN: f64 = 20.0;
+/// Most the process may grow from the end of the first round to the end.
+pub const MAX_RSS_GROWTH_MB: f64 = 64.0;
 
 /// A network the soak runs on.
 pub trait World {
@@ -139,6 +141,14 @@ pub fn run(mode: &'static str, world: &mut impl World, seed: u64, seconds: f64) 
         violations.push("the relay's command history ran out".into());
     }
     let rss_end = rss_mb();
+    // Flat, not zero: allocators keep freed pages, and the ledger itself
+    // grows by a few bytes per command.
+    if rss_end - rss_after_warmup > MAX_RSS_GROWTH_MB {
+        violations.push(format!(
+            "memory grew {:.0} MB after the first round (limit {MAX_RSS_GROWTH_MB} MB)",
+            rss_end - rss_after_warmup
+        ));
+    }
     Report {
         mode,
         seconds,

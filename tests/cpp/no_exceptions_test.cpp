@@ -80,6 +80,15 @@ int main() {
     EXPECT(!refused.ok() && refused.code() == NETSYNC_ERR_INVALID_ARGUMENT, "bad config gives %s",
            netsync::result_name(refused.code()));
 
+    // Recordings: a missing or foreign one is a value with its code and reason.
+    const netsync::Result<netsync::Replay> no_file = netsync::Replay::try_open("/nonexistent-dir/none.nsrec");
+    EXPECT(!no_file.ok() && no_file.code() == NETSYNC_ERR_IO, "a missing recording gives %s",
+           netsync::result_name(no_file.code()));
+    const netsync::Result<netsync::Replay> foreign = netsync::Replay::try_open_buffer(netsync::bytes_of("GIF89a, not a recording"));
+    EXPECT(!foreign.ok() && foreign.code() == NETSYNC_ERR_INVALID_ARGUMENT &&
+               foreign.error().message().find("not a netsync recording") != std::string::npos,
+           "a foreign buffer gives %s", netsync::result_name(foreign.code()));
+
     std::printf("ok: try_* results without exceptions or RTTI: %s\n",
                 back.ok() ? "(no error)" : back.error().what());
     std::printf("%d passed, %d failed\n", passed, failed);

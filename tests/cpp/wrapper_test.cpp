@@ -1,7 +1,8 @@
 // Exercises include/netsync.hpp and include/netsync_unreal_convert.hpp
 // against the real library, as an engine layer (the Unreal plugin) would:
 // Unreal-frame poses converted at the edge, a relay and two clients on
-// loopback, a collision claim, commands, errors as exceptions, logging;
+// loopback, a collision claim, commands, a recording and its replay,
+// errors as exceptions, logging;
 // and the conversions' round trips and geometry, and that they produce
 // exactly what a Unity client sends (netsync's one frame is Unity's axes).
 // Built by tests/cpp_programs.rs with g++ -std=c++17 -Wall -Wextra -Werror.
@@ -16,6 +17,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <random>
 #include <string>
@@ -769,6 +773,189 @@ static void test_collision_claim() {
 }
 
 // ---------------------------------------------------------------------------
+// Recording and replay
+
+// A fresh path in the system's temporary folder.
+static std::string temp_path(const char* name) {
+    const std::string unique = std::to_string(std::random_device{}());
+    return (std::filesystem::temp_directory_path() / ("netsync-cpp-" + unique + "-" + name)).string();
+}
+
+static std::vector<uint8_t> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes(text.size());
+    if (!text.empty()) std::memcpy(bytes.data(), text.data(), text.size());
+    return bytes;
+}
+
+static void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Bit for bit: the same entities, poses and flags in the same order.
+static bool same_transforms(netsync::Span<const NetsyncTransform> shown, const std::vector<NetsyncTransform>& live) {
+    return shown.size() == live.size() &&
+           (live.empty() || std::memcmp(shown.data(), live.data(), live.size() * sizeof(NetsyncTransform)) == 0);
+}
+
+// B records while it shows A's circling car; the replay of its file gives
+// B's ticks back exactly, seeks, plays at another speed and pauses; bad
+// files are refused with their code and reason.
+static void test_record_and_replay() {
+    const std::string path = temp_path("b.nsrec");
+    const uint64_t car = 3;
+    std::vector<std::pair<double, std::vector<NetsyncTransform>>> live;  // every tick of B: time, batch
+    uint32_t b_id = 0;
+    {
+        Session s;
+        // Room for the scene from the first tick: a tick that grows the
+        // buffer ticks twice, and the recording would hold both.
+        s.b.reserve(16);
+        s.b.record(path);  // before the first tick
+        const netsync::Status second = s.b.try_record(path);
+        EXPECT(second.code() == NETSYNC_ERR_WRONG_STATE, "a second recording: %s", netsync::result_name(second.code()));
+        double first_seen = -1;
+        bool moving = false;
+        const auto frame = [&](double now) {
+            std::optional<double> st = moving ? s.a.server_time(now) : std::nullopt;
+            if (st) {
+                s.a.set_entity_state(ue::sample_to_core(car, car_location(*st), ue_yaw(*st), car_velocity(*st),
+                                                        ue::Vector{0, 0, 1}));
+            }
+            s.step(now);
+            live.emplace_back(now, std::vector<NetsyncTransform>(s.on_b.begin(), s.on_b.end()));
+            if (first_seen < 0 && find(s.on_b, car) != nullptr) first_seen = now;
+        };
+        const auto connected = [&] {
+            return s.a.state() == netsync::ConnectionState::Connected && s.b.state() == netsync::ConnectionState::Connected;
+        };
+        if (!pump("both clients to connect", 5.0, frame, connected)) return;
+        s.a.register_entity(car);
+        moving = true;
+        if (!pump("B to show A's car for 1 s", 8.0, frame, [&] { return first_seen >= 0 && now_s() - first_seen > 1.0; })) {
+            return;
+        }
+        s.b.stop_recording();
+        const netsync::Status stopped = s.b.try_stop_recording();
+        EXPECT(stopped.code() == NETSYNC_ERR_WRONG_STATE, "stopping twice: %s", netsync::result_name(stopped.code()));
+        const netsync::Status late = s.b.try_record(path);
+        EXPECT(late.code() == NETSYNC_ERR_WRONG_STATE && late.error().message().find("before the first tick") != std::string::npos,
+               "recording after a tick: %s", late.ok() ? "accepted" : late.error().what());
+        b_id = s.seen_b.client_id;
+    }
+    const std::vector<uint8_t> bytes = read_file(path);
+
+    netsync::Replay replay = netsync::Replay::open(path);
+    const netsync::ReplayInfo info = replay.info();
+    EXPECT(netsync::kind_of(info) == netsync::RecordingKind::Client && info.client_id == b_id && b_id != 0,
+           "a client recording of client %u (kind %u, client %u)", b_id, info.kind, info.client_id);
+    EXPECT(info.ticks == live.size() && info.entities == 1 && info.frames > 10, "%llu ticks (live %zu), %llu entities, %llu frames",
+           static_cast<unsigned long long>(info.ticks), live.size(), static_cast<unsigned long long>(info.entities),
+           static_cast<unsigned long long>(info.frames));
+    EXPECT(info.file_bytes == bytes.size() && info.raw_bytes > 0, "%llu bytes in a file of %zu",
+           static_cast<unsigned long long>(info.file_bytes), bytes.size());
+    EXPECT(info.start_time <= live.front().first && info.end_time >= live.back().first, "span %g..%g, live %g..%g",
+           info.start_time, info.end_time, live.front().first, live.back().first);
+    const netsync::Result<double> unticked = replay.try_position();
+    EXPECT(!replay.position() && unticked.code() == NETSYNC_ERR_WRONG_STATE, "no position before the first tick: %s",
+           netsync::result_name(unticked.code()));
+
+    // At B's tick times: B's batches, bit for bit.
+    std::size_t exact = 0, with_car = 0;
+    for (const auto& tick : live) {
+        const netsync::Span<const NetsyncTransform> shown = replay.tick_at(tick.first);
+        if (same_transforms(shown, tick.second)) ++exact;
+        if (find(shown, car) != nullptr) ++with_car;
+    }
+    EXPECT(exact == live.size(), "%zu of %zu ticks replayed bit for bit", exact, live.size());
+    EXPECT(with_car > 20, "the car in %zu replayed ticks", with_car);
+    // Back in time: replayed from the start, the same again.
+    const std::pair<double, std::vector<NetsyncTransform>>& middle = live[live.size() / 2];
+    EXPECT(same_transforms(replay.tick_at(middle.first), middle.second), "going back gives the same batch");
+    EXPECT(replay.position() == middle.first, "position %g after a tick at %g", replay.position().value_or(-1.0),
+           middle.first);
+
+    // On the engine's clock: seek, double speed, pause.
+    replay.seek(middle.first);
+    replay.set_speed(2.0);
+    const netsync::Span<const NetsyncTransform> resumed = replay.tick(500.0);
+    EXPECT(replay.position() == middle.first && find(resumed, car) != nullptr, "the first tick after a seek shows %g: %g",
+           middle.first, replay.position().value_or(-1.0));
+    (void)replay.tick(500.25);
+    const double played = replay.position().value_or(-1.0) - middle.first;
+    EXPECT(std::fabs(played - 0.5) < 1e-9, "0.25 s at double speed played %g s", played);
+    replay.set_speed(0.0);
+    (void)replay.tick(501.0);
+    const double paused = replay.position().value_or(-1.0) - middle.first;
+    EXPECT(std::fabs(paused - 0.5) < 1e-9, "speed 0 pauses: %g s", paused);
+    const netsync::Status too_fast = replay.try_set_speed(101.0);
+    EXPECT(too_fast.code() == NETSYNC_ERR_INVALID_ARGUMENT &&
+               too_fast.error().message().find("speed must be in 0..=100") != std::string::npos,
+           "speed 101: %s", too_fast.ok() ? "accepted" : too_fast.error().what());
+    bool thrown = false;
+    try {
+        replay.seek(std::nan(""));
+    } catch (const netsync::Error& e) {
+        thrown = e.code() == NETSYNC_ERR_INVALID_ARGUMENT;
+    }
+    EXPECT(thrown, "seeking to NaN throws NETSYNC_ERR_INVALID_ARGUMENT");
+
+    // The same recording from memory; a moved-from replay is empty.
+    netsync::Replay in_memory = netsync::Replay::open_buffer(bytes);
+    EXPECT(in_memory.info().ticks == info.ticks && same_transforms(in_memory.tick_at(live.back().first), live.back().second),
+           "from memory: the same ticks and last batch");
+    netsync::Replay moved = std::move(in_memory);
+    const netsync::Result<netsync::ReplayInfo> of_empty = in_memory.try_info();
+    EXPECT(!in_memory && moved && (of_empty.code() == NETSYNC_ERR_NULL_POINTER || of_empty.code() == NETSYNC_ERR_INVALID_HANDLE),
+           "a moved-from replay fails cleanly: %s", netsync::result_name(of_empty.code()));
+
+    // Missing, cut short, damaged and foreign recordings: the code and the reason.
+    const std::string missing = path + ".missing";
+    const netsync::Result<netsync::Replay> none = netsync::Replay::try_open(missing);
+    EXPECT(!none.ok() && std::strcmp(none.error().code_name(), "NETSYNC_ERR_IO") == 0, "a missing file: %s",
+           none.ok() ? "opened" : none.error().what());
+    const std::string damaged = path + ".damaged";
+    write_file(damaged, std::vector<uint8_t>(bytes.begin(), bytes.end() - 3));
+    const netsync::Result<netsync::Replay> cut = netsync::Replay::try_open(damaged);
+    EXPECT(!cut.ok() && std::strcmp(cut.error().code_name(), "NETSYNC_ERR_INVALID_ARGUMENT") == 0 &&
+               cut.error().message().find("truncated") != std::string::npos,
+           "a file cut short: %s", cut.ok() ? "opened" : cut.error().what());
+    std::vector<uint8_t> flipped = bytes;
+    flipped.back() = static_cast<uint8_t>(flipped.back() ^ 0x40);  // in the last block's packed bytes
+    write_file(damaged, flipped);
+    const netsync::Result<netsync::Replay> corrupt = netsync::Replay::try_open(damaged);
+    EXPECT(!corrupt.ok() && corrupt.code() == NETSYNC_ERR_INVALID_ARGUMENT &&
+               corrupt.error().message().find("corrupt") != std::string::npos,
+           "a flipped bit: %s", corrupt.ok() ? "opened" : corrupt.error().what());
+    const netsync::Result<netsync::Replay> foreign = netsync::Replay::try_open_buffer(netsync::bytes_of("GIF89a, not a recording"));
+    EXPECT(!foreign.ok() && foreign.code() == NETSYNC_ERR_INVALID_ARGUMENT &&
+               foreign.error().message().find("not a netsync recording") != std::string::npos,
+           "another format: %s", foreign.ok() ? "opened" : foreign.error().what());
+    const netsync::Result<netsync::Replay> nothing = netsync::Replay::try_open_buffer(netsync::Span<const uint8_t>());
+    EXPECT(nothing.code() == NETSYNC_ERR_INVALID_ARGUMENT, "no bytes: %s", netsync::result_name(nothing.code()));
+    netsync::Client offline = netsync::Client::connect("127.0.0.1:9");
+    const netsync::Status nowhere = offline.try_record("/nonexistent-dir/b.nsrec");
+    EXPECT(nowhere.code() == NETSYNC_ERR_IO, "recording into a missing folder: %s", netsync::result_name(nowhere.code()));
+    std::remove(path.c_str());
+    std::remove(damaged.c_str());
+    report("record and replay: %zu ticks of B replayed bit for bit (%llu frames, %llu bytes), back in time, seek, "
+           "double speed and pause; missing, cut, damaged and foreign files refused",
+           exact, static_cast<unsigned long long>(info.frames), static_cast<unsigned long long>(info.file_bytes));
+
+    thrown = false;
+    try {
+        (void)netsync::Replay::open(missing);
+    } catch (const netsync::Error& e) {
+        thrown = e.code() == NETSYNC_ERR_IO;
+        EXPECT(thrown, "a missing file: %s", e.code_name());
+        report("error as exception: %s", e.what());
+    }
+    EXPECT(thrown, "opening a missing file throws");
+}
+
+// ---------------------------------------------------------------------------
 // Secure mode
 
 // A secure relay, two clients with tokens the "backend" issued, and a
@@ -901,6 +1088,7 @@ int main() {
         test_rest_detector();
         test_two_clients_exchange_transforms();
         test_collision_claim();
+        test_record_and_replay();
         test_secure_mode();
     } catch (const netsync::Error& e) {
         failed++;

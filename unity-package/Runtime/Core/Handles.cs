@@ -89,6 +89,16 @@ namespace Netsync
         }
     }
 
+    /// <summary>Owns a <c>NetsyncReplay*</c>.</summary>
+    public sealed unsafe class ReplayHandle : NetsyncHandle
+    {
+        protected override bool ReleaseHandle()
+        {
+            NativeMethods.netsync_replay_free((NetsyncReplay*)handle);
+            return true;
+        }
+    }
+
     /// <summary>Owns a <c>NetsyncSendFilter*</c>.</summary>
     public sealed unsafe class SendFilterHandle : NetsyncHandle
     {

@@ -180,6 +180,14 @@ namespace Netsync.Native
         }
     }
 
+    public partial struct NetsyncReplayInfo
+    {
+        public RecordingKind Kind
+        {
+            get { return (RecordingKind)kind; }
+        }
+    }
+
     public unsafe partial struct NetsyncClientConfig
     {
         /// <summary>The library's defaults (<c>netsync_client_config_default</c>).</summary>

@@ -15,7 +15,7 @@ namespace Netsync
         static readonly object s_gate = new object();
         static readonly List<WeakReference> s_live = new List<WeakReference>();
 
-        /// <summary>Number of live clients, servers, timelines and send filters.</summary>
+        /// <summary>Number of live clients, servers, timelines, send filters and replays.</summary>
         public static int LiveObjects
         {
             get

@@ -149,6 +149,7 @@ namespace Netsync.Tests
             Assert.AreEqual(24, sizeof(NetsyncLockstepEvent));
             Assert.AreEqual(64, sizeof(NetsyncLockstepStatus));
             Assert.AreEqual(56, sizeof(NetsyncScriptedSpawn));
+            Assert.AreEqual(88, sizeof(NetsyncReplayInfo));
             // Documented defaults read through the structs: a wrong offset
             // before a field shows up as garbage in it.
             var server = NetsyncServerConfig.CreateDefault();
