@@ -48,7 +48,10 @@ step "cargo build --lib (the cdylib the C, C++ and symbol tests load)"
 cargo build --lib
 
 step "cargo test"
-cargo test
+if ! timeout 2400 cargo test; then
+    echo "cargo test failed or ran past 40 minutes" >&2
+    exit 1
+fi
 
 step "tick-cost benchmark smoke run (fails on allocations per tick)"
 # Without the CLI's crates: the release build need not compile the demo's physics.
@@ -58,7 +61,12 @@ step "soak smoke run (fails on a lost or repeated command, unsettled send rights
 # 16 clients x 256 objects on HOSTILE with outages, quits and rejoins: one
 # simulated minute and half a real one (the full 15 + 5 minutes:
 # docs/benchmarks.md).
-cargo bench --no-default-features --bench soak -- --quick
+# A hard wall-clock limit: a machine far slower than this one, or a hang,
+# fails the step instead of the whole CI job.
+if ! timeout 1200 cargo bench --no-default-features --bench soak -- --quick; then
+    echo "soak smoke run failed or ran past 20 minutes" >&2
+    exit 1
+fi
 
 echo
 echo "all netsync tests passed"

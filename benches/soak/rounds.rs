@@ -19,8 +19,10 @@ pub const MAX_RSS_GROWTH_MB: f64 = 64.0;
 
 /// A network the soak runs on.
 pub trait World {
-    /// Brings the network (and the relay) up to engine time `now`.
-    fn advance(&mut self, now: f64);
+    /// Brings the network (and the relay) up to engine time `now`;
+    /// returns the engine time it reached (later on a machine that fell
+    /// behind real time).
+    fn advance(&mut self, now: f64) -> f64;
     /// A new client for seat `slot`.
     fn spawn(&mut self, slot: usize) -> Client;
     /// Seat `slot`'s client quits.
@@ -54,7 +56,7 @@ pub fn run(mode: &'static str, world: &mut impl World, seed: u64, seconds: f64) 
     let mut next_check = 0.0;
     let mut t = 0.0;
     while t < seconds + DRAIN {
-        world.advance(t);
+        t = world.advance(t);
         let round_start = round as f64 * ROUND;
         if t >= round_start + ROUND && round < rounds {
             if !agreed {
@@ -69,6 +71,11 @@ pub fn run(mode: &'static str, world: &mut impl World, seed: u64, seconds: f64) 
             }
             round += 1;
             agreed = false;
+            eprintln!(
+                "{mode}: round {round} of {rounds} done at {:.0} s of game time, {:.0} s wall, {rss:.0} MB",
+                t,
+                wall.elapsed().as_secs_f64()
+            );
             // The first round only warms up; the last is followed by the drain.
             if round < rounds {
                 plan = disturbance::plan(&mut table.rng, SEATS, round as f64 * ROUND);

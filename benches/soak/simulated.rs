@@ -66,7 +66,7 @@ impl Simulated {
 }
 
 impl World for Simulated {
-    fn advance(&mut self, now: f64) {
+    fn advance(&mut self, now: f64) -> f64 {
         while self.now < now {
             self.now = (self.now + STEP).min(now);
             self.clock.set(self.now);
@@ -81,6 +81,7 @@ impl World for Simulated {
                 }
             }
         }
+        now
     }
 
     fn spawn(&mut self, slot: usize) -> Client {

@@ -236,7 +236,11 @@ impl Table {
         for &e in &self.neutral {
             let truth = match relay {
                 Some(holder) => {
-                    let (h, epoch) = holder(e).ok_or(format!("the relay lost object {e}"))?;
+                    let (h, epoch) = holder(e).ok_or_else(|| {
+                        let views: Vec<_> =
+                            clients.iter().map(|(s, _, c)| (*s, c.right(e))).collect();
+                        format!("the relay lost object {e}; clients see {views:?}")
+                    })?;
                     Some((h.unwrap_or(0), epoch))
                 }
                 None => clients[0].2.right(e),

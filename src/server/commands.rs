@@ -90,6 +90,11 @@ impl Sessions {
         displaced
     }
 
+    /// Whether `client` has named its session (it has been caught up).
+    pub fn is_bound(&self, client: u32) -> bool {
+        self.by_client.contains_key(&client)
+    }
+
     fn of(&mut self, client: u32) -> Option<&mut Session> {
         let session = self.by_client.get(&client)?;
         self.sessions.get_mut(session)

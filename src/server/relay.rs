@@ -804,7 +804,16 @@ impl Relay {
             .unwrap_or_default()
         });
         let payload = payload.to_vec();
-        let ids: Vec<u32> = self.clients.keys().copied().collect();
+        // Only to clients that named their session: a connection that has
+        // not yet is caught up from the log when it does, in order. Sent
+        // before, a newer command overtook the catch-up and the client
+        // dropped the older ones as already seen (found by benches/soak).
+        let ids: Vec<u32> = self
+            .clients
+            .keys()
+            .copied()
+            .filter(|&c| self.sessions.is_bound(c))
+            .collect();
         for client in ids {
             self.send(client, true, payload.clone());
         }
