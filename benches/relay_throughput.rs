@@ -29,7 +29,7 @@ use glam::{Quat, Vec3};
 use netsync::core::pose::Pose;
 use netsync::net::handshake::ClientHandshake;
 use netsync::server::relay_server::{RelayServer, RelayServerConfig};
-use netsync::wire::message::{EntityUpdate, InterestSpec, Message};
+use netsync::wire::message::{entity_kind, EntityUpdate, InterestSpec, Message};
 use netsync::wire::quantize::Precision;
 
 /// laminar 0.5's protocol id: CRC-16/X-25 of "laminar-0.1.0".
@@ -370,11 +370,20 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 }
                 .to_bytes(&p)
                 .unwrap();
-                bot.send_unreliable(relay, &state);
                 if !bot.interest_sent {
+                    // Declared before its state, as the client library does
+                    // (the relay drops state for unregistered entities).
                     bot.interest_sent = true;
+                    let register = Message::Register {
+                        entity: bot.entity,
+                        kind: entity_kind::CONTROLLED,
+                    }
+                    .to_bytes(&p)
+                    .unwrap();
+                    bot.send_reliable(relay, &register, true);
                     bot.send_reliable(relay, &interest, true);
                 }
+                bot.send_unreliable(relay, &state);
             }
             if measuring {
                 // Each of the 9 neighbours of every bot should hear it.

@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 use netsync::core::pose::{Pose, Sample};
 use netsync::core::send_filter::{SendFilter, SendFilterConfig, SendPolicy};
 use netsync::server::relay::{Relay, RelayConfig};
-use netsync::wire::message::{EntityUpdate, Message, UpdatePacker};
+use netsync::wire::message::{entity_kind, EntityUpdate, Message, UpdatePacker};
 use netsync::wire::quantize::Precision;
 use netsync::wire::Writer;
 
@@ -44,12 +44,20 @@ fn scene(policy: SendPolicy, entities: u64, moving: u64, seconds: f64) -> Traffi
     let mut relay = Relay::new(config);
     relay.join(1, 0.0);
     relay.join(2, 0.0);
+    for entity in 0..entities {
+        let register = Message::Register {
+            entity,
+            kind: entity_kind::CONTROLLED,
+        };
+        relay.receive(1, &register.to_bytes(&p).unwrap(), 0.0);
+    }
     relay.drain().for_each(drop);
     let mut filter = SendFilter::new(SendFilterConfig {
         policy,
         ..Default::default()
     });
     let (mut up, mut down, mut updates) = (0usize, 0usize, 0usize);
+    let mut sequences = vec![0u8; entities as usize];
     let warmup = 2.0;
     let mut t = 0.0;
     let mut frame = 0u64;
@@ -71,7 +79,13 @@ fn scene(policy: SendPolicy, entities: u64, moving: u64, seconds: f64) -> Traffi
                     Sample::at(t, Vec3::new(id as f32, 0.0, 0.0), Quat::IDENTITY)
                 };
                 if filter.update(t, id, &sample).should_send() {
-                    batch.push(EntityUpdate::from_sample(id, &sample));
+                    let mut update = EntityUpdate::from_sample(id, &sample);
+                    // Numbered per entity as the client numbers them: the
+                    // relay takes an equal number for a repeat.
+                    sequences[id as usize] = sequences[id as usize].wrapping_add(1);
+                    update.sequence = sequences[id as usize];
+                    update.epoch = 1;
+                    batch.push(update);
                 }
             }
             // Packed as the client packs: by size within 1 200 bytes.

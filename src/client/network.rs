@@ -25,7 +25,7 @@ use crate::net::raw_socket::{Conditioned, RawSocket, UdpTransport};
 use crate::server::relay_server::{laminar_config, MAX_RELIABLE};
 use crate::wire::batch;
 use crate::wire::message::{
-    entity_kind, kind, EntityUpdate, InterestSpec, Message, UpdatePacker, MAX_REDUNDANT,
+    kind, EntityUpdate, InterestSpec, Message, UpdatePacker, MAX_REDUNDANT,
 };
 use crate::wire::quantize::Precision;
 use crate::wire::Writer;
@@ -167,12 +167,6 @@ pub struct ClientDriver {
     /// one a pending claim aims at).
     announced: HashMap<u64, u32>,
     epochs: HashMap<u64, u32>,
-    /// Entities registered as neutral objects. Their state waits for the
-    /// relay's epoch: the relay takes epoch-0 state for an entity it does
-    /// not know yet as its sender's controlled one, and state overtaking
-    /// the registration on a lossy link made a shared object one
-    /// client's for good (found by benches/soak).
-    neutral: std::collections::HashSet<u64>,
     /// Reliable messages that need no order (claims, rest reports), sent
     /// once connected.
     pending_reliable: Vec<Message>,
@@ -353,7 +347,6 @@ impl ClientDriver {
             sequences: HashMap::new(),
             announced: HashMap::new(),
             epochs: HashMap::new(),
-            neutral: Default::default(),
             pending_reliable: Vec::new(),
             pending_unreliable: Vec::new(),
             pending_ordered: Vec::new(),
@@ -496,15 +489,11 @@ impl ClientDriver {
                     self.last_send_tick.remove(&entity);
                 }
                 Ok(ToNetwork::Register { entity, kind }) => {
-                    if kind == entity_kind::NEUTRAL {
-                        self.neutral.insert(entity);
-                    }
                     let message = Message::Register { entity, kind };
                     self.registrations.push(message.clone());
                     self.ordered(message);
                 }
                 Ok(ToNetwork::Unregister { entity }) => {
-                    self.neutral.remove(&entity);
                     self.repeats.remove(&entity);
                     self.last_send_tick.remove(&entity);
                     self.owned.remove(&entity);
@@ -1011,13 +1000,13 @@ impl ClientDriver {
                 let mut owned: Vec<_> = self.owned.iter().collect();
                 owned.sort_by_key(|(id, _)| **id);
                 for (&entity, (sample, local_time)) in owned {
-                    // Epoch 0 is never a neutral object's (its registration
-                    // makes it 1): not announced yet, see `neutral`.
-                    if self.neutral.contains(&entity)
-                        && self.epochs.get(&entity).copied().unwrap_or(0) == 0
-                    {
+                    // No epoch yet: the relay has not announced the
+                    // entity (its registration or the claim is on the
+                    // way) and drops state for it; the announcement
+                    // makes the filter send at once.
+                    let Some(&epoch) = self.epochs.get(&entity).filter(|&&e| e != 0) else {
                         continue;
-                    }
+                    };
                     // Stamp with the server time the state was true at.
                     let stamp = self
                         .clock_estimate
@@ -1029,7 +1018,7 @@ impl ClientDriver {
                         let sequence = self.sequences.entry(entity).or_insert(0);
                         *sequence = sequence.wrapping_add(1);
                         update.sequence = *sequence;
-                        update.epoch = self.epochs.get(&entity).copied().unwrap_or(0);
+                        update.epoch = epoch;
                         updates.push(update);
                         self.stats.states_sent += 1;
                         // A sparse update (dead reckoning held for a while)

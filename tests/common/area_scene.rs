@@ -102,6 +102,12 @@ impl AreaScene {
         };
         for c in 1..=n {
             relay.receive(c, &encode(&Message::Interest(spec.clone())), 0.0);
+            // Each client's one entity (its own id), declared as a client does.
+            let register = Message::Register {
+                entity: c as u64,
+                kind: netsync::wire::message::entity_kind::CONTROLLED,
+            };
+            relay.receive(c, &encode(&register), 0.0);
         }
         relay.drain().for_each(drop);
         let warmup = 1.0;
