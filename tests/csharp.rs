@@ -270,7 +270,8 @@ const PLATFORMS: &[&str] = &[
 ];
 
 /// Paths (relative to the package, `/`-separated) of every file and folder
-/// Unity imports: hidden entries and `~` folders are ignored by Unity.
+/// Unity imports (hidden entries and `~` folders are ignored by Unity),
+/// and the files of `Samples~`, which a user imports into a project.
 fn imported_entries() -> (Vec<String>, Vec<String>) {
     fn walk(dir: &Path, rel: &str, files: &mut Vec<String>, dirs: &mut Vec<String>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -280,14 +281,22 @@ fn imported_entries() -> (Vec<String>, Vec<String>) {
         entries.sort_by_key(|e| e.file_name());
         for entry in entries {
             let name = entry.file_name().to_string_lossy().to_string();
-            if name.starts_with('.') || name.ends_with('~') {
-                continue;
-            }
             let path = if rel.is_empty() {
                 name.clone()
             } else {
                 format!("{rel}/{name}")
             };
+            // Unity imports nothing under a `~` folder, but a sample is
+            // copied into the project when the user imports it: its files
+            // carry .meta files so that their GUIDs are stable (the folder
+            // itself has none).
+            if name == "Samples~" && rel.is_empty() {
+                walk(&entry.path(), &path, files, dirs);
+                continue;
+            }
+            if name.starts_with('.') || name.ends_with('~') {
+                continue;
+            }
             if entry.file_type().unwrap().is_dir() {
                 dirs.push(path.clone());
                 walk(&entry.path(), &path, files, dirs);
