@@ -327,6 +327,16 @@
 // element exists nowhere.
 #define NETSYNC_SERVER_EVENT_SPAWN_REFUSED 4
 
+// `NetsyncServerEvent::kind`: lockstep: `client_id` sent no input for
+// frame `entity_id` within the stall timeout; the relay fills its input
+// (empty, flagged) until it sends again.
+#define NETSYNC_SERVER_EVENT_LOCKSTEP_STALLED 5
+
+// `NetsyncServerEvent::kind`: lockstep: `client_id`'s state hash for
+// frame `entity_id` differs from the majority's (one event per differing
+// client; the first differing frame is reported, once).
+#define NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC 6
+
 // Most samples one `netsync_timeline_push` takes.
 #define NETSYNC_MAX_SAMPLES_PER_PUSH (1 << 20)
 
@@ -390,7 +400,7 @@
 // Minor version. From major 1 on, a minor only adds (old callers keep
 // working); while the major is 0, a minor may also change struct
 // layouts, so bindings require exactly the minor they were made for.
-#define NETSYNC_ABI_VERSION_MINOR 8
+#define NETSYNC_ABI_VERSION_MINOR 9
 
 // `(major << 16) | minor`.
 #define NETSYNC_ABI_VERSION ((NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR)
@@ -865,8 +875,17 @@ typedef struct NetsyncServerConfig {
   // Lockstep: most members, 1..=64. Default 16.
   uint32_t lockstep_max_members;
   // Lockstep: most confirmed frames kept for joiners after the last
-  // snapshot, 1..=10000000 (also at most 16 MiB). Default 36000.
+  // snapshot, 1..=10000000 (also at most `lockstep_history_bytes`).
+  // Default 36000.
   uint32_t lockstep_history_frames;
+  // Lockstep: most bytes of confirmed frames kept for joiners,
+  // 1024..=1073741824. Default 16777216 (16 MiB).
+  uint64_t lockstep_history_bytes;
+  // Lockstep: state hashes are compared for frames up to this far
+  // behind the newest confirmed one (a frame is judged when every
+  // member reported it, or when it falls this far behind),
+  // 1..=1000000 frames. Default 600.
+  uint32_t lockstep_hash_window;
 } NetsyncServerConfig;
 
 // Relay counters.
@@ -930,6 +949,7 @@ typedef struct NetsyncServerEvent {
   // `NETSYNC_SERVER_EVENT_*`.
   uint32_t kind;
   uint32_t client_id;
+  // The entity or scripted element; lockstep events: the frame.
   uint64_t entity_id;
   // Refused calls: `NETSYNC_SERVER_REFUSED_*`.
   uint32_t reason;

@@ -112,6 +112,11 @@ enum class ServerEventKind : uint32_t {
     ClientJoined = NETSYNC_SERVER_EVENT_CLIENT_JOINED,
     ClientLeft = NETSYNC_SERVER_EVENT_CLIENT_LEFT,
     CallRefused = NETSYNC_SERVER_EVENT_CALL_REFUSED,
+    SpawnRefused = NETSYNC_SERVER_EVENT_SPAWN_REFUSED,
+    /// Lockstep: `client_id` sent no input for frame `entity_id` in time.
+    LockstepStalled = NETSYNC_SERVER_EVENT_LOCKSTEP_STALLED,
+    /// Lockstep: `client_id`'s state hash for frame `entity_id` differs.
+    LockstepDesync = NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC,
 };
 
 /// Why the relay refused an embedded server's call (`ServerEvent::reason`).

@@ -2,7 +2,8 @@
 //! embedded relay with its lockstep settings, three clients that join,
 //! submit one input per frame and take confirmed frames (NETSYNC_WAIT,
 //! never a guess), report hashes, provide a snapshot for a late joiner;
-//! and every misuse answered with a code and a message.
+//! the embedded server told of stalls and desyncs; and every misuse
+//! answered with a code and a message.
 
 use std::ffi::CStr;
 use std::ptr;
@@ -12,6 +13,7 @@ use netsync::ffi::client::*;
 use netsync::ffi::lockstep::*;
 use netsync::ffi::result::{netsync_last_error, NetsyncResult};
 use netsync::ffi::server::*;
+use netsync::ffi::server_game::*;
 
 mod common;
 use common::*;
@@ -50,6 +52,8 @@ struct Game {
     frames: u64,
     hashes: Vec<u64>,
     snapshot_loaded: Option<u64>,
+    /// Reports a wrong hash from this frame on (a game that diverged).
+    diverge_at: Option<u64>,
 }
 
 fn fold(h: u64, bytes: &[u8]) -> u64 {
@@ -93,7 +97,11 @@ fn take_frames(c: *mut NetsyncClient, g: &mut Game) {
         }
         g.hashes.push(g.state);
         g.frames += 1;
-        assert_eq!(netsync_client_lockstep_report_hash(c, f.frame, g.state), OK);
+        let hash = match g.diverge_at {
+            Some(at) if f.frame >= at => g.state ^ 1,
+            _ => g.state,
+        };
+        assert_eq!(netsync_client_lockstep_report_hash(c, f.frame, hash), OK);
     }
 }
 
@@ -388,5 +396,130 @@ fn lockstep_misuse_gets_codes_and_messages() {
     assert!(bad.is_null());
     netsync_client_free(full);
     netsync_client_free(c);
+    netsync_server_free(server);
+}
+
+/// Starts a relay with `adjust` applied to the defaults; the result code
+/// (a server that did start is freed at once).
+fn start_server_with_result(adjust: impl FnOnce(&mut NetsyncServerConfig)) -> NetsyncResult {
+    let mut config = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
+    assert_eq!(netsync_server_config_default(&mut config), OK);
+    config.port = 0;
+    adjust(&mut config);
+    let ip = std::ffi::CString::new("127.0.0.1").unwrap();
+    let mut server = ptr::null_mut();
+    let r = netsync_server_start(&config, ip.as_ptr(), &mut server);
+    if r == OK {
+        netsync_server_free(server);
+    }
+    r
+}
+
+fn server_events(server: *mut NetsyncServer) -> Vec<NetsyncServerEvent> {
+    let mut all = Vec::new();
+    loop {
+        let mut e = NetsyncServerEvent::default();
+        let mut has = false;
+        assert_eq!(netsync_server_poll_event(server, &mut e, &mut has), OK);
+        if !has {
+            return all;
+        }
+        all.push(e);
+    }
+}
+
+#[test]
+fn the_embedded_server_hears_of_stalls_and_desyncs_and_sets_every_lockstep_limit() {
+    let mut defaults = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
+    assert_eq!(netsync_server_config_default(&mut defaults), OK);
+    assert_eq!(
+        (
+            defaults.lockstep_history_bytes,
+            defaults.lockstep_hash_window
+        ),
+        (16 << 20, 600)
+    );
+    let refused = start_server_with_result(|c| c.lockstep_hash_window = 0);
+    assert_eq!(refused, NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT);
+    assert!(
+        last_error().contains("lockstep_hash_window"),
+        "{}",
+        last_error()
+    );
+    let refused = start_server_with_result(|c| c.lockstep_history_bytes = 10);
+    assert_eq!(refused, NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT);
+    assert!(
+        last_error().contains("lockstep_history_bytes"),
+        "{}",
+        last_error()
+    );
+
+    let server = start_server_with(|c| {
+        c.lockstep_min_members = 3;
+        c.lockstep_input_delay = 1;
+        c.lockstep_sync_interval = 8;
+        c.lockstep_stall_timeout = 0.3;
+        c.lockstep_hash_window = 32;
+        c.lockstep_history_bytes = 1 << 20;
+    });
+    let port = port_of(server);
+    let clients: Vec<_> = (0..3).map(|_| connect(port, 5.0)).collect();
+    for &c in &clients {
+        assert_eq!(netsync_client_lockstep_join(c), OK);
+    }
+    let mut games: Vec<Game> = (0..3).map(|_| Game::default()).collect();
+    games[2].diverge_at = Some(40);
+    let start = Instant::now();
+    let now = || start.elapsed().as_secs_f64();
+    // All three play to frame 120; then client 2 stops sending input.
+    let mut events = Vec::new();
+    let (mut desync, mut stalled) = (None, None);
+    while (desync.is_none() || stalled.is_none()) && now() < 20.0 {
+        for (i, &c) in clients.iter().enumerate() {
+            if i == 2 && games[2].frames >= 120 {
+                continue;
+            }
+            let input = [i as u8; 2];
+            let r = netsync_client_lockstep_submit(c, input.as_ptr(), 2, ptr::null_mut());
+            assert!(r == OK || r == WAIT, "{r:?}: {}", last_error());
+            tick(c, now());
+            take_frames(c, &mut games[i]);
+        }
+        for e in server_events(server) {
+            match e.kind {
+                NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC => desync = Some(e),
+                NETSYNC_SERVER_EVENT_LOCKSTEP_STALLED => stalled = Some(e),
+                _ => {}
+            }
+            events.push(e);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Ids are known once connected.
+    let ids: Vec<u32> = clients
+        .iter()
+        .map(|&c| {
+            let mut s = NetsyncClientStats::default();
+            assert_eq!(netsync_client_stats(c, &mut s), OK);
+            s.client_id
+        })
+        .collect();
+    let desync = desync.expect("the server heard of the desync");
+    assert_eq!((desync.client_id, desync.entity_id), (ids[2], 40));
+    let desyncs = events
+        .iter()
+        .filter(|e| e.kind == NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC)
+        .count();
+    assert_eq!(desyncs, 1, "only the diverging client, once: {events:?}");
+    let stalled = stalled.expect("the server heard of the stall");
+    assert_eq!(stalled.client_id, ids[2]);
+    assert!(
+        stalled.entity_id >= 120,
+        "stalled at frame {}",
+        stalled.entity_id
+    );
+    for c in clients {
+        netsync_client_free(c);
+    }
     netsync_server_free(server);
 }

@@ -75,8 +75,17 @@ pub struct NetsyncServerConfig {
     /// Lockstep: most members, 1..=64. Default 16.
     pub lockstep_max_members: u32,
     /// Lockstep: most confirmed frames kept for joiners after the last
-    /// snapshot, 1..=10000000 (also at most 16 MiB). Default 36000.
+    /// snapshot, 1..=10000000 (also at most `lockstep_history_bytes`).
+    /// Default 36000.
     pub lockstep_history_frames: u32,
+    /// Lockstep: most bytes of confirmed frames kept for joiners,
+    /// 1024..=1073741824. Default 16777216 (16 MiB).
+    pub lockstep_history_bytes: u64,
+    /// Lockstep: state hashes are compared for frames up to this far
+    /// behind the newest confirmed one (a frame is judged when every
+    /// member reported it, or when it falls this far behind),
+    /// 1..=1000000 frames. Default 600.
+    pub lockstep_hash_window: u32,
 }
 
 /// Relay counters.
@@ -161,6 +170,8 @@ impl From<&RelayServerConfig> for NetsyncServerConfig {
             lockstep_min_members: c.relay.lockstep.min_members,
             lockstep_max_members: c.relay.lockstep.max_members,
             lockstep_history_frames: c.relay.lockstep.history_frames,
+            lockstep_history_bytes: c.relay.lockstep.history_bytes as u64,
+            lockstep_hash_window: c.relay.lockstep.hash_window,
         }
     }
 }
@@ -198,7 +209,10 @@ impl NetsyncServerConfig {
                     min_members: self.lockstep_min_members,
                     max_members: self.lockstep_max_members,
                     history_frames: self.lockstep_history_frames,
-                    ..defaults.relay.lockstep
+                    // Clamped only to fit usize; the range check follows.
+                    history_bytes: usize::try_from(self.lockstep_history_bytes)
+                        .unwrap_or(usize::MAX),
+                    hash_window: self.lockstep_hash_window,
                 },
                 ..defaults.relay
             },

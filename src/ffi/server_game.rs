@@ -36,6 +36,15 @@ pub const NETSYNC_SERVER_REFUSED_INVALID: u32 = 6;
 /// element exists nowhere.
 pub const NETSYNC_SERVER_EVENT_SPAWN_REFUSED: u32 = 4;
 
+/// `NetsyncServerEvent::kind`: lockstep: `client_id` sent no input for
+/// frame `entity_id` within the stall timeout; the relay fills its input
+/// (empty, flagged) until it sends again.
+pub const NETSYNC_SERVER_EVENT_LOCKSTEP_STALLED: u32 = 5;
+/// `NetsyncServerEvent::kind`: lockstep: `client_id`'s state hash for
+/// frame `entity_id` differs from the majority's (one event per differing
+/// client; the first differing frame is reported, once).
+pub const NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC: u32 = 6;
+
 /// One event of an embedded server.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,6 +52,7 @@ pub struct NetsyncServerEvent {
     /// `NETSYNC_SERVER_EVENT_*`.
     pub kind: u32,
     pub client_id: u32,
+    /// The entity or scripted element; lockstep events: the frame.
     pub entity_id: u64,
     /// Refused calls: `NETSYNC_SERVER_REFUSED_*`.
     pub reason: u32,
@@ -71,6 +81,18 @@ impl From<ServerEvent> for NetsyncServerEvent {
                 kind: NETSYNC_SERVER_EVENT_SPAWN_REFUSED,
                 entity_id: element,
                 reason: refusal_code(error),
+                ..Default::default()
+            },
+            ServerEvent::LockstepStalled { client, frame } => NetsyncServerEvent {
+                kind: NETSYNC_SERVER_EVENT_LOCKSTEP_STALLED,
+                client_id: client,
+                entity_id: frame,
+                ..Default::default()
+            },
+            ServerEvent::LockstepDesync { client, frame } => NetsyncServerEvent {
+                kind: NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC,
+                client_id: client,
+                entity_id: frame,
                 ..Default::default()
             },
         }

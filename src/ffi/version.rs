@@ -7,7 +7,7 @@ pub const NETSYNC_ABI_VERSION_MAJOR: u32 = 0;
 /// Minor version. From major 1 on, a minor only adds (old callers keep
 /// working); while the major is 0, a minor may also change struct
 /// layouts, so bindings require exactly the minor they were made for.
-pub const NETSYNC_ABI_VERSION_MINOR: u32 = 8;
+pub const NETSYNC_ABI_VERSION_MINOR: u32 = 9;
 /// `(major << 16) | minor`.
 pub const NETSYNC_ABI_VERSION: u32 = (NETSYNC_ABI_VERSION_MAJOR << 16) | NETSYNC_ABI_VERSION_MINOR;
 

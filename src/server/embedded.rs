@@ -99,6 +99,18 @@ pub enum ServerEvent {
         element: u64,
         error: ServerCallError,
     },
+    /// Lockstep: `client` sent no input for `frame` within the stall
+    /// timeout; the relay fills its input until it sends again.
+    LockstepStalled {
+        client: u32,
+        frame: u64,
+    },
+    /// Lockstep: `client`'s state hash for `frame` differs from the
+    /// majority's (one event per differing client).
+    LockstepDesync {
+        client: u32,
+        frame: u64,
+    },
 }
 
 /// Most events kept for a game that does not poll them (newer ones are
@@ -253,6 +265,9 @@ impl RelayEnd {
             if !self.inbox.push(message) {
                 self.dropped_messages += 1;
             }
+        }
+        for event in relay.drain_server_events() {
+            self.event(event);
         }
     }
 }

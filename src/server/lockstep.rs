@@ -197,7 +197,18 @@ pub struct LockstepMatch {
     /// past it (every later frame would differ too).
     desync_at: Option<u64>,
     out: Vec<(u32, bool, Vec<u8>)>,
+    /// What the embedded server is told (drained with the messages).
+    notes: Vec<LockstepNote>,
     stats: LockstepStats,
+}
+
+/// What the match tells the server's game, besides its clients.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LockstepNote {
+    /// `client` sent no input for `frame` in time: its input is filled.
+    Stalled { client: u32, frame: u64 },
+    /// Hashes for `frame` differ: `clients` are outside the majority.
+    Desync { frame: u64, clients: Vec<u32> },
 }
 
 fn entries_size(entries: &[LockstepEntry]) -> usize {
@@ -225,6 +236,7 @@ impl LockstepMatch {
             judged: 0,
             desync_at: None,
             out: Vec::new(),
+            notes: Vec::new(),
             stats: LockstepStats::default(),
         }
     }
@@ -245,6 +257,11 @@ impl LockstepMatch {
     /// Messages to send: (client, reliable and ordered, payload).
     pub fn drain(&mut self) -> std::vec::Drain<'_, (u32, bool, Vec<u8>)> {
         self.out.drain(..)
+    }
+
+    /// Stalls and desyncs since the last call, for the server's game.
+    pub fn drain_notes(&mut self) -> std::vec::Drain<'_, LockstepNote> {
+        self.notes.drain(..)
     }
 
     pub fn is_member(&self, client: u32) -> bool {
@@ -504,6 +521,10 @@ impl LockstepMatch {
                                 m.fill_flags = ENTRY_FILLED;
                             }
                             self.stats.stalls += 1;
+                            self.notes.push(LockstepNote::Stalled {
+                                client: id,
+                                frame: f,
+                            });
                             log::warn!(target: "netsync::lockstep", "client {id} sent no input for frame {f} within {} s: filled until it sends again", self.config.stall_timeout);
                         }
                     }
@@ -871,6 +892,10 @@ impl LockstepMatch {
         self.stats.desyncs += 1;
         self.desync_at = Some(frame);
         log::warn!(target: "netsync::lockstep", "desync at frame {frame}: clients {clients:?} differ");
+        self.notes.push(LockstepNote::Desync {
+            frame,
+            clients: clients.clone(),
+        });
         self.broadcast(&Message::LockstepDesync { frame, clients });
     }
 }

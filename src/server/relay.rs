@@ -13,8 +13,9 @@ use std::collections::{BTreeMap, VecDeque};
 use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::commands::{Admit, GlobalLog, Sessions};
+use super::embedded::ServerEvent;
 use super::interest::{Cell, InterestIndex};
-use super::lockstep::{LockstepConfig, LockstepMatch, LockstepStats};
+use super::lockstep::{LockstepConfig, LockstepMatch, LockstepNote, LockstepStats};
 use super::scripted::{RegistryError, ScriptedRegistry};
 use super::send_rights::{EntityKind, Refusal, RightsConfig, SendRights};
 use super::seq_window::SeqWindow;
@@ -234,6 +235,7 @@ pub struct Relay {
     /// one may catch up on global commands).
     instance: u64,
     server_inbox: VecDeque<AppMessage>,
+    server_events: Vec<ServerEvent>,
     view: Vec<u64>,
     focus: Vec<Cell>,
     /// Encoded updates of this send tick, shared by every client.
@@ -297,6 +299,7 @@ impl Relay {
             globals: GlobalLog::new(config.global_log_entries, GLOBAL_LOG_BYTES),
             instance: fastrand::u64(1..),
             server_inbox: VecDeque::new(),
+            server_events: Vec::new(),
             view: Vec::new(),
             focus: Vec::new(),
             repeats: Vec::new(),
@@ -329,6 +332,21 @@ impl Relay {
     /// Moves what the lockstep match and the scripted elements want to
     /// send into the outbox (all reliable and ordered).
     fn flush_side_channels(&mut self) {
+        for note in self.lockstep.drain_notes() {
+            if !self.keep_server_messages {
+                continue; // a standalone relay: nobody to tell
+            }
+            match note {
+                LockstepNote::Stalled { client, frame } => self
+                    .server_events
+                    .push(ServerEvent::LockstepStalled { client, frame }),
+                LockstepNote::Desync { frame, clients } => self.server_events.extend(
+                    clients
+                        .into_iter()
+                        .map(|client| ServerEvent::LockstepDesync { client, frame }),
+                ),
+            }
+        }
         for (client, reliable, payload) in self.lockstep.drain() {
             self.outbox.push(Outgoing {
                 client,
@@ -361,6 +379,12 @@ impl Relay {
     /// server-owned or unheld entities, and every global command).
     pub fn drain_server_inbox(&mut self) -> std::collections::vec_deque::Drain<'_, AppMessage> {
         self.server_inbox.drain(..)
+    }
+
+    /// Events for the embedded server (lockstep stalls and desyncs),
+    /// kept only when [`Relay::keep_server_messages`] is on.
+    pub fn drain_server_events(&mut self) -> std::vec::Drain<'_, ServerEvent> {
+        self.server_events.drain(..)
     }
 
     /// A control message's bytes (they carry no value that can fail).

@@ -236,6 +236,10 @@ namespace Netsync
         CallRefused = NativeMethods.NETSYNC_SERVER_EVENT_CALL_REFUSED,
         /// <summary>The relay refused a scripted spawn (<c>entity_id</c>: the element): it exists nowhere.</summary>
         SpawnRefused = NativeMethods.NETSYNC_SERVER_EVENT_SPAWN_REFUSED,
+        /// <summary>Lockstep: <c>client_id</c> sent no input for frame <c>entity_id</c> in time; its input is filled.</summary>
+        LockstepStalled = NativeMethods.NETSYNC_SERVER_EVENT_LOCKSTEP_STALLED,
+        /// <summary>Lockstep: <c>client_id</c>'s state hash for frame <c>entity_id</c> differs from the majority's.</summary>
+        LockstepDesync = NativeMethods.NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC,
     }
 
     /// <summary>Why the relay refused a call of its embedded server (<see cref="RelayServer.CallRefused"/>).</summary>

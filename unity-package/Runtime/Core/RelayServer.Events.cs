@@ -20,6 +20,12 @@ namespace Netsync
         /// <summary>The relay refused a scripted spawn (the element's id), and why: it exists nowhere.</summary>
         public event Action<ulong, CallRefusal> SpawnRefused;
 
+        /// <summary>Lockstep: a client sent no input for a frame in time (client id, frame); the relay fills its input until it sends again.</summary>
+        public event Action<uint, ulong> LockstepStalled;
+
+        /// <summary>Lockstep: a client's state hash differs from the majority's at a frame (client id, first differing frame); once per differing client.</summary>
+        public event Action<uint, ulong> LockstepDesync;
+
         /// <summary>Pops the next event without raising anything; false when none is waiting.</summary>
         public bool TryPollEvent(out NetsyncServerEvent serverEvent)
         {
@@ -85,6 +91,20 @@ namespace Netsync
                     if (spawnRefused != null)
                     {
                         spawnRefused(e.entity_id, e.CallRefusal);
+                    }
+                    break;
+                case ServerEventKind.LockstepStalled:
+                    var stalled = LockstepStalled;
+                    if (stalled != null)
+                    {
+                        stalled(e.client_id, e.entity_id);
+                    }
+                    break;
+                case ServerEventKind.LockstepDesync:
+                    var desync = LockstepDesync;
+                    if (desync != null)
+                    {
+                        desync(e.client_id, e.entity_id);
                     }
                     break;
             }

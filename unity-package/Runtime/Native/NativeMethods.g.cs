@@ -329,6 +329,18 @@ namespace Netsync.Native
         /// </summary>
         public const uint NETSYNC_SERVER_EVENT_SPAWN_REFUSED = 4;
         /// <summary>
+        ///  `NetsyncServerEvent::kind`: lockstep: `client_id` sent no input for
+        ///  frame `entity_id` within the stall timeout; the relay fills its input
+        ///  (empty, flagged) until it sends again.
+        /// </summary>
+        public const uint NETSYNC_SERVER_EVENT_LOCKSTEP_STALLED = 5;
+        /// <summary>
+        ///  `NetsyncServerEvent::kind`: lockstep: `client_id`'s state hash for
+        ///  frame `entity_id` differs from the majority's (one event per differing
+        ///  client; the first differing frame is reported, once).
+        /// </summary>
+        public const uint NETSYNC_SERVER_EVENT_LOCKSTEP_DESYNC = 6;
+        /// <summary>
         ///  Interpolation modes (`NetsyncTimelineConfig::mode`, per-entity modes).
         /// </summary>
         public const uint NETSYNC_MODE_LITERAL = 0;
@@ -395,7 +407,7 @@ namespace Netsync.Native
         ///  working); while the major is 0, a minor may also change struct
         ///  layouts, so bindings require exactly the minor they were made for.
         /// </summary>
-        public const uint NETSYNC_ABI_VERSION_MINOR = 8;
+        public const uint NETSYNC_ABI_VERSION_MINOR = 9;
 
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
@@ -1713,9 +1725,22 @@ namespace Netsync.Native
         public uint lockstep_max_members;
         /// <summary>
         ///  Lockstep: most confirmed frames kept for joiners after the last
-        ///  snapshot, 1..=10000000 (also at most 16 MiB). Default 36000.
+        ///  snapshot, 1..=10000000 (also at most `lockstep_history_bytes`).
+        ///  Default 36000.
         /// </summary>
         public uint lockstep_history_frames;
+        /// <summary>
+        ///  Lockstep: most bytes of confirmed frames kept for joiners,
+        ///  1024..=1073741824. Default 16777216 (16 MiB).
+        /// </summary>
+        public ulong lockstep_history_bytes;
+        /// <summary>
+        ///  Lockstep: state hashes are compared for frames up to this far
+        ///  behind the newest confirmed one (a frame is judged when every
+        ///  member reported it, or when it falls this far behind),
+        ///  1..=1000000 frames. Default 600.
+        /// </summary>
+        public uint lockstep_hash_window;
     }
 
     /// <summary>
@@ -1821,6 +1846,9 @@ namespace Netsync.Native
         /// </summary>
         public uint kind;
         public uint client_id;
+        /// <summary>
+        ///  The entity or scripted element; lockstep events: the frame.
+        /// </summary>
         public ulong entity_id;
         /// <summary>
         ///  Refused calls: `NETSYNC_SERVER_REFUSED_*`.

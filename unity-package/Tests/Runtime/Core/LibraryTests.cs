@@ -141,7 +141,7 @@ namespace Netsync.Tests
             Assert.AreEqual(40, sizeof(NetsyncTransform));
             Assert.AreEqual(24, sizeof(NetsyncClientEvent));
             Assert.AreEqual(48, sizeof(NetsyncMessage));
-            Assert.AreEqual(104, sizeof(NetsyncServerConfig));
+            Assert.AreEqual(120, sizeof(NetsyncServerConfig));
             Assert.AreEqual(31 * 8, sizeof(NetsyncServerStats));
             Assert.AreEqual(24, sizeof(NetsyncServerEvent));
             Assert.AreEqual(24, sizeof(NetsyncLockstepFrame));
@@ -170,6 +170,8 @@ namespace Netsync.Tests
             Assert.AreEqual(1, server.lockstep_min_members);
             Assert.AreEqual(16, server.lockstep_max_members);
             Assert.AreEqual(36000, server.lockstep_history_frames);
+            Assert.AreEqual(16UL << 20, server.lockstep_history_bytes);
+            Assert.AreEqual(600, server.lockstep_hash_window);
             var timeline = NetsyncTimelineConfig.CreateDefault();
             Assert.AreEqual(InterpolationMode.Adaptive, timeline.Mode);
             Assert.AreEqual(64, timeline.max_samples_per_entity);
