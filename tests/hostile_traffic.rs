@@ -345,3 +345,60 @@ fn hostile_messages_from_an_admitted_client_are_dropped_and_counted() {
     assert!(connected(&mut players));
     server.stop();
 }
+
+/// Records (level, target, message) the log sink passed on.
+static LOGGED: std::sync::Mutex<Vec<(u32, String, String)>> = std::sync::Mutex::new(Vec::new());
+
+unsafe extern "C" fn keep_log(
+    _user: *mut std::ffi::c_void,
+    level: u32,
+    target: *const std::ffi::c_char,
+    message: *const std::ffi::c_char,
+) {
+    let text = |p| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    LOGGED
+        .lock()
+        .unwrap()
+        .push((level, text(target), text(message)));
+}
+
+#[test]
+fn laminar_errors_about_garbage_from_an_admitted_address_reach_the_log_sink() {
+    use laminar::DatagramSocket;
+    use netsync::ffi::log_sink::*;
+    assert_eq!(
+        netsync_set_log_callback(Some(keep_log), std::ptr::null_mut(), NETSYNC_LOG_WARN),
+        netsync::ffi::result::NetsyncResult::NETSYNC_OK
+    );
+    let server = relay();
+    let addr = server.local_addr();
+    let mut rogue = Rogue::admit(addr);
+    // Past the handshake the relay hands datagrams from this address to
+    // laminar: bytes that are no laminar packet make laminar log an error.
+    let before = server.stats();
+    rogue
+        .manager
+        .socket_mut()
+        .send_packet(&addr, &[0xFF, 0xFF, 0x00])
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let from_laminar = || {
+        LOGGED
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(_, target, _)| target.starts_with("laminar"))
+            .cloned()
+    };
+    while from_laminar().is_none() && Instant::now() < deadline {
+        rogue.pump();
+    }
+    let after = server.stats();
+    netsync_set_log_callback(None, std::ptr::null_mut(), NETSYNC_LOG_OFF);
+    let (level, target, message) = from_laminar().expect("laminar's error reached the sink");
+    assert_eq!(level, NETSYNC_LOG_ERROR, "{target}: {message}");
+    assert!(message.contains("incomming packet"), "{target}: {message}");
+    // And nothing else happened: no new client, the rogue still admitted.
+    assert_eq!(after.relay.clients, before.relay.clients, "{after:?}");
+    server.stop();
+}
