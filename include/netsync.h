@@ -1466,6 +1466,17 @@ enum NetsyncResult netsync_server_start(const struct NetsyncServerConfig *config
                                         const char *bind_ip,
                                         struct NetsyncServer **out);
 
+// [`netsync_server_start`], recording everything the relay accepts and
+// sends on (states, send-right changes, removals, global and component
+// commands, component states) to the file at `path` (UTF-8) until
+// `netsync_server_free`; the format is docs/replay.md, read it with
+// `netsync_replay_open` or `netsync replay FILE`. A file that cannot be
+// created is `NETSYNC_ERR_IO`, before anything is bound.
+enum NetsyncResult netsync_server_start_recording(const struct NetsyncServerConfig *config,
+                                                  const char *bind_ip,
+                                                  const char *path,
+                                                  struct NetsyncServer **out);
+
 // The UDP port the relay listens on.
 enum NetsyncResult netsync_server_port(const struct NetsyncServer *server, uint16_t *out);
 

@@ -945,6 +945,15 @@ public:
                                            const std::string& bind_ip, const char* public_address = nullptr) {
         return try_start_secure(&config, secret, bind_ip.c_str(), public_address);
     }
+    /// As try_start, recording everything the relay accepts and sends on
+    /// to the file at `path` until the server is destroyed (docs/replay.md).
+    static Result<Server> try_start_recording(const ServerConfig* config, const char* bind_ip,
+                                              const std::string& path) {
+        NetsyncServer* handle = nullptr;
+        const NetsyncResult code = netsync_server_start_recording(config, bind_ip, path.c_str(), &handle);
+        if (code != NETSYNC_OK) return Error::last(code);
+        return Server(handle);
+    }
 
     NetsyncServer* native() const noexcept { return handle_.get(); }
     NetsyncServer* release() noexcept { return handle_.release(); }
@@ -1029,6 +1038,10 @@ public:
     static Server start_secure(const ServerConfig& config, Span<const uint8_t> secret,
                                const std::string& bind_ip = "0.0.0.0", const char* public_address = nullptr) {
         return try_start_secure(&config, secret, bind_ip.c_str(), public_address).value();
+    }
+    static Server start_recording(const ServerConfig& config, const std::string& path,
+                                  const std::string& bind_ip = "0.0.0.0") {
+        return try_start_recording(&config, bind_ip.c_str(), path).value();
     }
     uint16_t port() const { return try_port().value(); }
     ServerStats stats() const { return try_stats().value(); }

@@ -355,7 +355,11 @@ unsafe extern "C" fn keep_log(
     target: *const std::ffi::c_char,
     message: *const std::ffi::c_char,
 ) {
-    let text = |p| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    let text = |p| {
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned()
+    };
     LOGGED
         .lock()
         .unwrap()

@@ -229,3 +229,109 @@ fn a_replay_shows_what_the_client_showed_and_refuses_damage() {
     netsync_client_free(c);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_embedded_server_records_states_rights_and_every_command() {
+    use netsync::core::app_message::AppMessageKind;
+    use netsync::ffi::messages::*;
+    use netsync::replay::format::{read_recording, Entry, RecordingKind};
+
+    let dir = std::env::temp_dir().join(format!("netsync-server-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("relay.nsrec");
+    let c_path = CString::new(path.to_str().unwrap()).unwrap();
+    let mut config = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
+    assert_eq!(netsync_server_config_default(&mut config), OK);
+    config.port = 0;
+    let ip = CString::new("127.0.0.1").unwrap();
+    // A file that cannot be created: an error naming it, nothing started.
+    let mut server = ptr::null_mut();
+    let bad = CString::new(dir.join("missing/relay.nsrec").to_str().unwrap()).unwrap();
+    assert_eq!(
+        netsync_server_start_recording(&config, ip.as_ptr(), bad.as_ptr(), &mut server),
+        NetsyncResult::NETSYNC_ERR_IO
+    );
+    assert!(
+        last_error().contains("missing/relay.nsrec"),
+        "{}",
+        last_error()
+    );
+    assert!(server.is_null());
+    assert_eq!(
+        netsync_server_start_recording(&config, ip.as_ptr(), ptr::null(), &mut server),
+        NetsyncResult::NETSYNC_ERR_NULL_POINTER
+    );
+    assert_eq!(
+        netsync_server_start_recording(&config, ip.as_ptr(), c_path.as_ptr(), &mut server),
+        OK,
+        "{}",
+        last_error()
+    );
+    let port = port_of(server);
+    let (owner, other) = (connect(port, 5.0), connect(port, 5.0));
+    assert_eq!(netsync_client_register_entity(owner, 7), OK);
+    assert_eq!(netsync_client_register_component(owner, 7, 3, true), OK);
+    assert_eq!(netsync_client_register_component(other, 7, 3, true), OK);
+    let start = Instant::now();
+    let now = || start.elapsed().as_secs_f64();
+    let mut sent = false;
+    while now() < 2.0 {
+        let t = now();
+        assert_eq!(netsync_client_set_entity_state(owner, &circle(7, t)), OK);
+        if t > 0.8 && !sent {
+            sent = true;
+            let hp = b"hp=9";
+            assert_eq!(
+                netsync_client_set_component_state(owner, 7, 3, hp.as_ptr(), hp.len()),
+                OK
+            );
+            let open = b"open";
+            assert_eq!(
+                netsync_client_send_component_command(other, 7, 3, open.as_ptr(), open.len()),
+                OK,
+                "{}",
+                last_error()
+            );
+            let go = b"go";
+            assert_eq!(
+                netsync_client_send_global_command(other, go.as_ptr(), go.len()),
+                OK
+            );
+        }
+        tick(owner, t);
+        tick(other, t);
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    netsync_client_free(owner);
+    netsync_client_free(other);
+    netsync_server_free(server); // ends and completes the file
+
+    let recording = read_recording(&std::fs::read(&path).unwrap()).expect("a whole recording");
+    assert_eq!(recording.kind, RecordingKind::Relay);
+    let frames = recording
+        .entries
+        .iter()
+        .filter(
+            |(_, e)| matches!(e, Entry::Frame { samples, .. } if samples.iter().any(|s| s.0 == 7)),
+        )
+        .count();
+    assert!(frames > 5, "{frames} states of entity 7");
+    assert!(recording.entries.iter().any(|(_, e)| matches!(
+        e,
+        Entry::Right {
+            entity: 7,
+            epoch: 1,
+            ..
+        }
+    )));
+    let message = |kind: AppMessageKind, data: &[u8]| {
+        recording
+            .entries
+            .iter()
+            .any(|(_, e)| matches!(e, Entry::Message(m) if m.kind == kind && m.data == data))
+    };
+    assert!(message(AppMessageKind::ComponentState, b"hp=9"));
+    assert!(message(AppMessageKind::ComponentCommand, b"open"));
+    assert!(message(AppMessageKind::GlobalCommand, b"go"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -147,7 +147,7 @@ pub extern "C" fn netsync_server_start_secure(
                 FfiError::invalid(format!("`public_address` `{text}` is not IP:port"))
             })?),
         };
-        start_server(config, bind_ip, out, |core| {
+        start_server(config, bind_ip, None, out, |core| {
             core.secret = Some(secret);
             core.public_address = public;
             Ok(())

@@ -2,6 +2,7 @@
 
 use std::ffi::{c_char, CStr};
 use std::net::{IpAddr, SocketAddr};
+use std::path::Path;
 
 use super::handles;
 use super::result::{guard, guard_void, FfiError, NetsyncResult};
@@ -269,7 +270,26 @@ pub extern "C" fn netsync_server_start(
     out: *mut *mut NetsyncServer,
 ) -> NetsyncResult {
     guard("netsync_server_start", || {
-        start_server(config, bind_ip, out, |_| Ok(()))
+        start_server(config, bind_ip, None, out, |_| Ok(()))
+    })
+}
+
+/// [`netsync_server_start`], recording everything the relay accepts and
+/// sends on (states, send-right changes, removals, global and component
+/// commands, component states) to the file at `path` (UTF-8) until
+/// `netsync_server_free`; the format is docs/replay.md, read it with
+/// `netsync_replay_open` or `netsync replay FILE`. A file that cannot be
+/// created is `NETSYNC_ERR_IO`, before anything is bound.
+#[no_mangle]
+pub extern "C" fn netsync_server_start_recording(
+    config: *const NetsyncServerConfig,
+    bind_ip: *const c_char,
+    path: *const c_char,
+    out: *mut *mut NetsyncServer,
+) -> NetsyncResult {
+    guard("netsync_server_start_recording", || {
+        let path = c_str(path, "path")?.ok_or_else(|| FfiError::null("path"))?;
+        start_server(config, bind_ip, Some(Path::new(path)), out, |_| Ok(()))
     })
 }
 
@@ -278,6 +298,7 @@ pub extern "C" fn netsync_server_start(
 pub(crate) fn start_server(
     config: *const NetsyncServerConfig,
     bind_ip: *const c_char,
+    record: Option<&Path>,
     out: *mut *mut NetsyncServer,
     adjust: impl FnOnce(&mut RelayServerConfig) -> Result<(), FfiError>,
 ) -> Result<(), FfiError> {
@@ -296,7 +317,16 @@ pub(crate) fn start_server(
     };
     let mut core = config.to_core(ip)?;
     adjust(&mut core)?;
-    let server = RelayServer::start_embedded(core).map_err(|e| {
+    if let Some(path) = record {
+        // Checked here so that the error names the file, not the socket.
+        std::fs::File::create(path).map_err(|e| {
+            FfiError::new(
+                NetsyncResult::NETSYNC_ERR_IO,
+                format!("cannot create the recording {}: {e}", path.display()),
+            )
+        })?;
+    }
+    let server = RelayServer::start_embedded_recording(core, record).map_err(|e| {
         FfiError::new(
             NetsyncResult::NETSYNC_ERR_IO,
             format!("cannot bind {ip}:{}: {e}", config.port),

@@ -700,7 +700,7 @@ impl Relay {
                     self.stats.rejected_not_owner += 1;
                     return;
                 }
-                if let Err(e) = self.store_component(entity, component, data) {
+                if let Err(e) = self.store_component(client, entity, component, data) {
                     log::debug!(target: "netsync::relay", "client {client}: component state refused: {e}");
                 }
             }
@@ -865,26 +865,31 @@ impl Relay {
         data: Vec<u8>,
         now: f64,
     ) {
+        let message = AppMessage {
+            kind: AppMessageKind::ComponentCommand,
+            sender,
+            entity,
+            component,
+            sequence: 0,
+            server_time: now,
+            data,
+        };
         match self.rights.holder(entity) {
             Some((Some(holder), _)) if self.clients.contains_key(&holder) => {
+                self.log(|| Entry::Message(message.clone()));
                 let payload = self.encode(&Message::ComponentCommand {
                     sender,
                     entity,
                     component,
                     server_time: now,
-                    data,
+                    data: message.data,
                 });
                 self.send(holder, true, payload);
             }
-            Some(_) => self.queue_for_server(AppMessage {
-                kind: AppMessageKind::ComponentCommand,
-                sender,
-                entity,
-                component,
-                sequence: 0,
-                server_time: now,
-                data,
-            }),
+            Some(_) => {
+                self.log(|| Entry::Message(message.clone()));
+                self.queue_for_server(message);
+            }
             None => {
                 self.stats.commands_unroutable += 1;
                 log::debug!(target: "netsync::relay", "component command for unknown entity {entity} dropped");
@@ -892,10 +897,12 @@ impl Relay {
         }
     }
 
-    /// Keeps a component's latest state and sends it to everyone who has
-    /// the entity in view.
+    /// Keeps a component's latest state (set by client `sender`, 0: the
+    /// embedded server) and sends it to everyone who has the entity in
+    /// view.
     fn store_component(
         &mut self,
+        sender: u32,
         entity: u64,
         component: u32,
         data: Vec<u8>,
@@ -913,6 +920,18 @@ impl Relay {
         let version = self.next_version;
         self.next_version += 1;
         self.stats.component_states += 1;
+        let now = self.now;
+        self.log(|| {
+            Entry::Message(AppMessage {
+                kind: AppMessageKind::ComponentState,
+                sender,
+                entity,
+                component,
+                sequence: version,
+                server_time: now,
+                data: data.clone(),
+            })
+        });
         let payload = self.encode(&Message::ComponentState {
             entity,
             component,
@@ -1077,7 +1096,7 @@ impl Relay {
         self.rights
             .register_server(entity)
             .map_err(|_| ServerCallError::NotServerOwned)?;
-        self.store_component(entity, component, data)
+        self.store_component(0, entity, component, data)
     }
 
     /// The embedded server removes a server-owned entity.

@@ -257,6 +257,15 @@ impl RelayServer {
         Self::launch(config, true, None)
     }
 
+    /// [`RelayServer::start_embedded`], recording to `path` (when given)
+    /// until the relay stops.
+    pub fn start_embedded_recording(
+        config: RelayServerConfig,
+        path: Option<&std::path::Path>,
+    ) -> io::Result<RelayServer> {
+        Self::launch(config, true, path)
+    }
+
     fn launch(
         config: RelayServerConfig,
         embedded: bool,

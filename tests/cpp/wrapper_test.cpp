@@ -938,6 +938,22 @@ static void test_record_and_replay() {
     netsync::Client offline = netsync::Client::connect("127.0.0.1:9");
     const netsync::Status nowhere = offline.try_record("/nonexistent-dir/b.nsrec");
     EXPECT(nowhere.code() == NETSYNC_ERR_IO, "recording into a missing folder: %s", netsync::result_name(nowhere.code()));
+    // A relay that records: its file opens as a relay recording.
+    const std::string relay_path = path + ".relay";
+    {
+        netsync::ServerConfig relay_config = netsync::default_server_config();
+        relay_config.port = 0;
+        netsync::Result<netsync::Server> recording =
+            netsync::Server::try_start_recording(&relay_config, "127.0.0.1", relay_path);
+        EXPECT(recording.ok(), "a recording relay: %s", netsync::result_name(recording.code()));
+        const netsync::Result<netsync::Server> misplaced =
+            netsync::Server::try_start_recording(&relay_config, "127.0.0.1", "/nonexistent-dir/r.nsrec");
+        EXPECT(misplaced.code() == NETSYNC_ERR_IO, "a relay recording into a missing folder: %s",
+               netsync::result_name(misplaced.code()));
+    }
+    const netsync::Result<netsync::Replay> relay_file = netsync::Replay::try_open(relay_path);
+    EXPECT(relay_file.ok() && relay_file.value().info().kind == NETSYNC_RECORDING_RELAY, "the relay's recording opens");
+    std::remove(relay_path.c_str());
     std::remove(path.c_str());
     std::remove(damaged.c_str());
     report("record and replay: %zu ticks of B replayed bit for bit (%llu frames, %llu bytes), back in time, seek, "

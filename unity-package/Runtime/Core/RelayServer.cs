@@ -55,6 +55,33 @@ namespace Netsync
             return new RelayServer(handle, config);
         }
 
+        /// <summary>Starts a relay as <see cref="Start(NetsyncServerConfig, string)"/>, recording
+        /// everything it accepts and sends on (states, send-right changes, commands, component
+        /// states) to the file at <paramref name="path"/> until it is disposed.</summary>
+        /// <exception cref="NetsyncException">NETSYNC_ERR_IO when the file cannot be created or
+        /// the port is taken.</exception>
+        public static RelayServer StartRecording(NetsyncServerConfig config, string path, string bindIp = "0.0.0.0")
+        {
+            NetsyncLibrary.EnsureCompatible();
+            var ip = bindIp == null ? null : Utf8.ToNative(bindIp, "bindIp");
+            var file = Utf8.ToNative(path, "path");
+            var handle = new ServerHandle();
+            NetsyncServer* native = null;
+            NetsyncResult result;
+            fixed (byte* b = ip)
+            fixed (byte* f = file)
+            {
+                result = NativeMethods.netsync_server_start_recording(&config, b, f, &native);
+            }
+            if (result != NetsyncResult.NETSYNC_OK)
+            {
+                handle.Dispose();
+                throw NetsyncLibrary.Failure(result);
+            }
+            handle.Adopt((IntPtr)native);
+            return new RelayServer(handle, config);
+        }
+
         /// <summary>
         /// Starts a relay in secure mode, as <see cref="Start(NetsyncServerConfig, string)"/>:
         /// only clients presenting a connect token issued with

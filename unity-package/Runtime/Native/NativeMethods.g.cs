@@ -998,6 +998,17 @@ namespace Netsync.Native
         public static extern NetsyncResult netsync_server_start(NetsyncServerConfig* config, byte* bind_ip, NetsyncServer** @out);
 
         /// <summary>
+        ///  [`netsync_server_start`], recording everything the relay accepts and
+        ///  sends on (states, send-right changes, removals, global and component
+        ///  commands, component states) to the file at `path` (UTF-8) until
+        ///  `netsync_server_free`; the format is docs/replay.md, read it with
+        ///  `netsync_replay_open` or `netsync replay FILE`. A file that cannot be
+        ///  created is `NETSYNC_ERR_IO`, before anything is bound.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "netsync_server_start_recording", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern NetsyncResult netsync_server_start_recording(NetsyncServerConfig* config, byte* bind_ip, byte* path, NetsyncServer** @out);
+
+        /// <summary>
         ///  The UDP port the relay listens on.
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_server_port", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]

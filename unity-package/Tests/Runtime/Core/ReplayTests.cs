@@ -226,5 +226,35 @@ namespace Netsync.Tests
                 Assert.Throws<ArgumentNullException>(() => client.Record(null));
             }
         }
+
+        [Test]
+        public void AnEmbeddedServerRecordsTheCommandsItRelays()
+        {
+            string path = Path.Combine(_dir, "relay.nsrec");
+            var config = NetsyncServerConfig.CreateDefault();
+            config.port = 0;
+            var missing = Assert.Throws<NetsyncException>(
+                () => RelayServer.StartRecording(config, Path.Combine(_dir, "no/such/dir.nsrec"), "127.0.0.1"));
+            Assert.AreEqual(NetsyncResult.NETSYNC_ERR_IO, missing.Code);
+            StringAssert.Contains("no/such/dir.nsrec", missing.NativeMessage);
+            using (var relay = RelayServer.StartRecording(config, path, "127.0.0.1"))
+            using (var a = TestSupport.ConnectTo(relay))
+            {
+                TestSupport.WaitConnected(a);
+                a.SendGlobalCommand(Encoding.UTF8.GetBytes("recorded"));
+                bool delivered = false;
+                a.GlobalCommandReceived += (sender, seq, serverTime, data) => delivered = true;
+                TestSupport.Pump("the command to come back", 5.0, now =>
+                {
+                    a.Tick(now);
+                    a.Dispatch();
+                }, () => delivered);
+            }
+            using (var replay = Replay.Open(path))
+            {
+                Assert.AreEqual(NativeMethods.NETSYNC_RECORDING_RELAY, replay.Info.kind);
+                Assert.IsTrue(replay.Info.messages >= 1, "the global command: " + replay.Info.messages);
+            }
+        }
     }
 }
