@@ -88,13 +88,19 @@ fn a_short_demo_converges_hands_rights_over_and_replays_exactly() {
     assert!(summary["right_changes"].as_u64().unwrap() > 0);
 
     // Converged: in the last three seconds remote objects are close to
-    // their holders' truth on the screens (median client: a hand-over
-    // late in the run can leave one screen catching up at the very end).
+    // their holders' truth on every screen (typically under 3 cm). The
+    // median client within 20 cm; every client within 50 cm, since a
+    // hand-over late in the run can leave one screen still blending at
+    // the very end.
     let series = std::fs::read_to_string(out.join("series.csv")).unwrap();
     let mut end = final_rms(&series, 3, 9.0);
     println!("divergence RMS over the last 3 s per client: {end:?}");
-    end.sort_by(f64::total_cmp);
     let worst: Vec<&serde_json::Value> = rows.iter().map(|r| &r["worst_objects"]).collect();
+    assert!(
+        end.iter().all(|&e| e < 0.5),
+        "a client did not converge: {end:?} m; worst objects per client: {worst:?}"
+    );
+    end.sort_by(f64::total_cmp);
     assert!(
         end[1] < 0.2,
         "divergence at the end: {end:?} m; worst objects per client: {worst:?}"
