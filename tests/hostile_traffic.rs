@@ -2,7 +2,9 @@
 //! playing through it: a handshake flood from many source ports, and an
 //! admitted client that sends forged claims, state for entities it does
 //! not hold, truncated, malformed, oversized and replayed messages. All is
-//! dropped and counted; the live clients notice nothing.
+//! dropped and counted; the live clients notice nothing. Also: laminar's
+//! own error about garbage reaches the engine's log sink, and a client
+//! that goes silent is timed out and the others are told.
 //! (benches/relay_throughput.rs -- --flood measures what the flood costs
 //! them in hop latency and loss.)
 
@@ -38,6 +40,8 @@ struct Player {
     id: u64,
     disconnects: usize,
     messages: Vec<Vec<u8>>,
+    /// Every event, with when it was polled.
+    events: Vec<(Instant, ClientEvent)>,
     /// Frames in which the other player's entity was on screen.
     saw_other: usize,
 }
@@ -51,6 +55,7 @@ impl Player {
             id,
             disconnects: 0,
             messages: Vec::new(),
+            events: Vec::new(),
             saw_other: 0,
         }
     }
@@ -72,6 +77,7 @@ impl Player {
             if matches!(e, ClientEvent::Disconnected(_)) {
                 self.disconnects += 1;
             }
+            self.events.push((Instant::now(), e));
         }
         while let Some(m) = self.client.poll_message() {
             self.messages.push(m.data);
@@ -404,5 +410,70 @@ fn laminar_errors_about_garbage_from_an_admitted_address_reach_the_log_sink() {
     assert!(message.contains("incomming packet"), "{target}: {message}");
     // And nothing else happened: no new client, the rogue still admitted.
     assert_eq!(after.relay.clients, before.relay.clients, "{after:?}");
+    server.stop();
+}
+
+/// A client that goes silent (no goodbye: its process hung or its
+/// network went) is timed out by the relay after `idle_timeout`; the
+/// entity it controlled is removed for everyone else, who are told why.
+#[test]
+fn a_silent_client_is_timed_out_and_the_others_are_told() {
+    use netsync::client::Removal;
+    let server = RelayServer::start(RelayServerConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        idle_timeout: 1.0,
+        ..Default::default()
+    })
+    .unwrap();
+    let addr = server.local_addr();
+    let start = Instant::now();
+    let mut watcher = Player::join(addr, 100);
+    let mut rogue = Rogue::admit(addr);
+    let p = Precision::default();
+    rogue.send(
+        Message::Register {
+            entity: 700,
+            kind: netsync::wire::message::entity_kind::CONTROLLED,
+        }
+        .to_bytes(&p)
+        .unwrap(),
+    );
+    // The silent one's entity reaches the watcher while it still talks.
+    let appeared = |w: &Player| {
+        w.events
+            .iter()
+            .any(|(_, e)| matches!(e, ClientEvent::EntityAppeared { entity: 700 }))
+    };
+    let removed = |w: &Player| {
+        w.events.iter().find_map(|(at, e)| match e {
+            ClientEvent::EntityRemoved {
+                entity: 700,
+                reason,
+            } => Some((*reason, *at)),
+            _ => None,
+        })
+    };
+    let mut silent_since = None;
+    while start.elapsed() < Duration::from_secs(8) && removed(&watcher).is_none() {
+        if silent_since.is_none() {
+            rogue.send(state_for(700, server.server_time()));
+            if appeared(&watcher) {
+                // From now on the rogue sends nothing, not even acks.
+                silent_since = Some(Instant::now());
+            }
+        }
+        watcher.frame(start.elapsed().as_secs_f64(), 700);
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    assert!(appeared(&watcher), "the entity never reached the watcher");
+    let (reason, at) = removed(&watcher).expect("the watcher was never told");
+    assert_eq!(reason, Removal::OwnerLeft);
+    let after = at - silent_since.unwrap();
+    assert!(
+        after >= Duration::from_millis(900) && after < Duration::from_secs(4),
+        "removed {after:?} after the client went silent (idle timeout 1 s)"
+    );
+    assert_eq!(server.stats().relay.clients, 1, "only the watcher is left");
+    assert_eq!(watcher.disconnects, 0);
     server.stop();
 }
