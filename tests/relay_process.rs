@@ -1,5 +1,6 @@
 //! `netsync relay` as a process: clients connect and see each other; Ctrl-C
-//! stops it cleanly.
+//! stops it cleanly; a config file sets it up; `netsync netsim` puts a
+//! client's traffic on a named profile.
 
 use std::net::UdpSocket;
 use std::process::{Command, Stdio};
@@ -217,4 +218,90 @@ fn secure_relay_admits_token_holders_only_and_says_which_mode_it_runs() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("64 hex digits"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Kills `child` with SIGINT and waits (up to 3 s) for a clean exit.
+fn interrupt(child: &mut std::process::Child, what: &str) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        if let Some(code) = child.try_wait().unwrap() {
+            assert!(code.success(), "{what}: {code:?}");
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what} did not stop on Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A relay set up by a config file, reached through `netsync netsim` on
+/// the GOOD profile (40 ms each way): the file's bind address is used,
+/// the client connects through the proxy and measures the added delay.
+#[test]
+fn a_configured_relay_serves_a_client_through_the_netsim_proxy() {
+    let relay_port = free_port();
+    let proxy_port = std::iter::repeat_with(free_port)
+        .find(|&p| p != relay_port)
+        .unwrap();
+    let file = std::env::temp_dir().join(format!("netsync-netsim-{}.conf", std::process::id()));
+    std::fs::write(
+        &file,
+        format!("# a relay for the proxy test\nbind = 127.0.0.1:{relay_port}\nrate = 20\nidle-timeout = 3\nlockstep-hash-window = 120\n"),
+    )
+    .unwrap();
+    let mut relay = Command::new(env!("CARGO_BIN_EXE_netsync"))
+        .args(["relay", "--config", file.to_str().unwrap()])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_netsync"))
+        .args([
+            "netsim",
+            "--listen",
+            &format!("127.0.0.1:{proxy_port}"),
+            "--forward",
+            &format!("127.0.0.1:{relay_port}"),
+            "--profile",
+            "GOOD",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut client = Client::connect(ClientConfig::new(
+        format!("127.0.0.1:{proxy_port}").parse().unwrap(),
+    ))
+    .unwrap();
+    let start = Instant::now();
+    let mut rtt = 0.0;
+    while start.elapsed() < Duration::from_secs(6) {
+        client
+            .tick_with(start.elapsed().as_secs_f64(), |_, _| {})
+            .unwrap();
+        let stats = client.stats();
+        rtt = stats.network.clock.rtt;
+        if client.refresh_state() == ConnectionState::Connected && stats.network.clock.samples >= 10
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    assert_eq!(client.refresh_state(), ConnectionState::Connected);
+    assert!(
+        (0.075..0.2).contains(&rtt),
+        "GOOD adds 40 ms each way: rtt {rtt:.3} s"
+    );
+    client.close();
+    interrupt(&mut proxy, "netsim");
+    interrupt(&mut relay, "relay");
+    std::fs::remove_file(&file).unwrap();
+    let mut log = String::new();
+    std::io::Read::read_to_string(relay.stderr.as_mut().unwrap(), &mut log).unwrap();
+    assert!(
+        log.contains(&format!("127.0.0.1:{relay_port}")) && log.contains("client 1 joined"),
+        "{log}"
+    );
 }

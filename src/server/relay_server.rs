@@ -130,6 +130,8 @@ impl RelayServerConfig {
             "lockstep-min-members" => self.relay.lockstep.min_members = parse(key, value)?,
             "lockstep-max-members" => self.relay.lockstep.max_members = parse(key, value)?,
             "lockstep-history-frames" => self.relay.lockstep.history_frames = parse(key, value)?,
+            "lockstep-history-bytes" => self.relay.lockstep.history_bytes = parse(key, value)?,
+            "lockstep-hash-window" => self.relay.lockstep.hash_window = parse(key, value)?,
             "secret-file" => {
                 let text = std::fs::read_to_string(value)
                     .map_err(|e| format!("cannot read the secret file {value}: {e}"))?;
@@ -168,7 +170,7 @@ impl std::fmt::Display for InvalidSetting {
 pub const MAX_SERVER_INBOX: usize = 1 << 20;
 
 /// Every setting name [`RelayServerConfig::set`] takes.
-pub const SETTING_NAMES: [&str; 19] = [
+pub const SETTING_NAMES: [&str; 21] = [
     "bind",
     "secret-file",
     "public-address",
@@ -188,6 +190,8 @@ pub const SETTING_NAMES: [&str; 19] = [
     "lockstep-min-members",
     "lockstep-max-members",
     "lockstep-history-frames",
+    "lockstep-history-bytes",
+    "lockstep-hash-window",
 ];
 
 /// Everything a relay counts.

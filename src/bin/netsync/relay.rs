@@ -47,10 +47,13 @@ OPTIONS:
     --lockstep-min-members N    Lockstep: members before frame 0 [default: 1]
     --lockstep-max-members N    [default: 16]
     --lockstep-history-frames N Confirmed frames kept for joiners [default: 36000]
+    --lockstep-history-bytes N  ... and at most this many bytes of them [default: 16777216]
+    --lockstep-hash-window N    Hashes compared up to N frames back [default: 600]
     --config FILE               Read `key = value` lines with the names above
                                 (without --); flags after it win
     --record FILE               Record every accepted state, send-right change,
-                                removal and global command (docs/replay.md)
+                                removal, command and component state
+                                (docs/replay.md)
     --duration S                Stop after S seconds (for scripts) [default: run until Ctrl-C]
     -v, --verbose               Debug logging
 ";
