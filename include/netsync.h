@@ -28,6 +28,10 @@
 #define NETSYNC_STATE_DISCONNECTED 2
 
 // Event kinds (`NetsyncClientEvent::kind`).
+// A connection attempt began (`reason`: the attempt number, 1 the
+// first; later ones follow a disconnect or a failed attempt).
+#define NETSYNC_EVENT_CONNECTING 10
+
 #define NETSYNC_EVENT_CONNECTED 1
 
 #define NETSYNC_EVENT_RECONNECTED 2
@@ -633,7 +637,7 @@ typedef struct NetsyncClientEvent {
   // Entity events: the entity.
   uint64_t entity_id;
   // Disconnected: `NETSYNC_REASON_*`; entity removed: `NETSYNC_REMOVED_*`;
-  // right refused: `NETSYNC_CLAIM_*`.
+  // right refused: `NETSYNC_CLAIM_*`; connecting: the attempt number.
   uint32_t reason;
 } NetsyncClientEvent;
 

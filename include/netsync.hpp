@@ -97,6 +97,7 @@ enum class ConnectionState : uint32_t {
 
 /// `ClientEvent::kind`.
 enum class EventKind : uint32_t {
+    Connecting = NETSYNC_EVENT_CONNECTING,
     Connected = NETSYNC_EVENT_CONNECTED,
     Reconnected = NETSYNC_EVENT_RECONNECTED,
     Disconnected = NETSYNC_EVENT_DISCONNECTED,
@@ -244,6 +245,7 @@ inline const char* name(ConnectionState s) noexcept {
 
 inline const char* name(EventKind k) noexcept {
     switch (k) {
+        case EventKind::Connecting: return "connecting";
         case EventKind::Connected: return "connected";
         case EventKind::Reconnected: return "reconnected";
         case EventKind::Disconnected: return "disconnected";

@@ -164,8 +164,16 @@ fn clients_reconnect_to_a_restarted_relay_and_get_the_scene_back() {
     netsync_server_free(server);
     // Clients notice (idle timeout 1 s).
     run(3.5);
+    let mut seen = Vec::new();
     for &c in &clients {
         let e = events(c);
+        seen.push(e.clone());
+        // Connecting (attempt 1), connected, then the relay's loss.
+        assert_eq!(
+            (e[0].kind, e[0].reason, e[1].kind),
+            (NETSYNC_EVENT_CONNECTING, 1, NETSYNC_EVENT_CONNECTED),
+            "{e:?}"
+        );
         assert!(
             e.iter().any(|e| e.kind == NETSYNC_EVENT_DISCONNECTED
                 && e.reason == NETSYNC_REASON_RELAY_TIMEOUT),
@@ -182,10 +190,18 @@ fn clients_reconnect_to_a_restarted_relay_and_get_the_scene_back() {
         std::thread::sleep(Duration::from_millis(16));
     }
     assert!(worst < 0.05, "after the restart shown {worst} m off");
-    for &c in &clients {
-        let e = events(c);
+    for (i, &c) in clients.iter().enumerate() {
+        let mut e = std::mem::take(&mut seen[i]);
+        e.extend(events(c));
+        // Further attempts after the loss, each announced, then back.
+        let back = e
+            .iter()
+            .position(|e| e.kind == NETSYNC_EVENT_RECONNECTED)
+            .unwrap_or_else(|| panic!("never reconnected: {e:?}"));
         assert!(
-            e.iter().any(|e| e.kind == NETSYNC_EVENT_RECONNECTED),
+            e[..back]
+                .iter()
+                .any(|e| e.kind == NETSYNC_EVENT_CONNECTING && e.reason >= 2),
             "{e:?}"
         );
         let mut stats = NetsyncClientStats::default();

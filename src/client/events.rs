@@ -41,6 +41,11 @@ impl DisconnectReason {
 /// Events the engine polls.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientEvent {
+    /// A connection attempt began (`attempt` 1 is the first; later ones
+    /// follow a disconnect, a refusal that may pass, or a timed-out try).
+    Connecting {
+        attempt: u32,
+    },
     Connected {
         client_id: u32,
     },

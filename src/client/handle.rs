@@ -847,6 +847,7 @@ impl Client {
                     self.state = ConnectionState::Connected
                 }
                 ClientEvent::Disconnected(_) => self.state = ConnectionState::Disconnected,
+                ClientEvent::Connecting { .. } => self.state = ConnectionState::Connecting,
                 _ => {}
             }
             self.events.push_back(event);

@@ -380,6 +380,7 @@ impl ClientDriver {
             lockstep: LockstepLink::default(),
         };
         driver.open();
+        driver.emit(ClientEvent::Connecting { attempt: 1 });
         driver
     }
 
@@ -454,6 +455,9 @@ impl ClientDriver {
                 self.open();
                 self.phase = Phase::Handshaking { since: now };
                 self.stats.state = ConnectionState::Connecting;
+                self.emit(ClientEvent::Connecting {
+                    attempt: self.attempt.saturating_add(1).min(u32::MAX as u64) as u32,
+                });
             }
         }
         if self.manager.is_none() {

@@ -30,6 +30,9 @@ pub const NETSYNC_STATE_CONNECTED: u32 = 1;
 pub const NETSYNC_STATE_DISCONNECTED: u32 = 2;
 
 /// Event kinds (`NetsyncClientEvent::kind`).
+/// A connection attempt began (`reason`: the attempt number, 1 the
+/// first; later ones follow a disconnect or a failed attempt).
+pub const NETSYNC_EVENT_CONNECTING: u32 = 10;
 pub const NETSYNC_EVENT_CONNECTED: u32 = 1;
 pub const NETSYNC_EVENT_RECONNECTED: u32 = 2;
 pub const NETSYNC_EVENT_DISCONNECTED: u32 = 3;
@@ -136,7 +139,7 @@ pub struct NetsyncClientEvent {
     /// Entity events: the entity.
     pub entity_id: u64,
     /// Disconnected: `NETSYNC_REASON_*`; entity removed: `NETSYNC_REMOVED_*`;
-    /// right refused: `NETSYNC_CLAIM_*`.
+    /// right refused: `NETSYNC_CLAIM_*`; connecting: the attempt number.
     pub reason: u32,
 }
 
@@ -581,6 +584,11 @@ pub extern "C" fn netsync_client_poll_event(
         }
         let event = with_client(client, |c| Ok(c.poll_event()))?;
         let converted = event.map(|e| match e {
+            ClientEvent::Connecting { attempt } => NetsyncClientEvent {
+                kind: NETSYNC_EVENT_CONNECTING,
+                reason: attempt,
+                ..Default::default()
+            },
             ClientEvent::Connected { client_id } => NetsyncClientEvent {
                 kind: NETSYNC_EVENT_CONNECTED,
                 client_id,

@@ -17,6 +17,8 @@ namespace Netsync
     /// <summary>What a <see cref="NetsyncClientEvent"/> reports.</summary>
     public enum ClientEventKind : uint
     {
+        /// <summary>A connection attempt began (<c>reason</c>: the attempt number, 1 the first).</summary>
+        Connecting = NativeMethods.NETSYNC_EVENT_CONNECTING,
         Connected = NativeMethods.NETSYNC_EVENT_CONNECTED,
         Reconnected = NativeMethods.NETSYNC_EVENT_RECONNECTED,
         Disconnected = NativeMethods.NETSYNC_EVENT_DISCONNECTED,

@@ -8,6 +8,10 @@ namespace Netsync
         /// <summary>Every event, raw, before the typed events below.</summary>
         public event Action<NetsyncClientEvent> EventReceived;
 
+        /// <summary>A connection attempt began; the argument is the attempt number (1 the first,
+        /// later ones after a disconnect or a failed attempt).</summary>
+        public event Action<uint> Connecting;
+
         /// <summary>Connected to the relay; the argument is the id the relay gave this client.</summary>
         public event Action<uint> Connected;
 
@@ -71,6 +75,9 @@ namespace Netsync
             }
             switch (e.Kind)
             {
+                case ClientEventKind.Connecting:
+                    Invoke(Connecting, e.reason);
+                    break;
                 case ClientEventKind.Connected:
                     Invoke(Connected, e.client_id);
                     break;

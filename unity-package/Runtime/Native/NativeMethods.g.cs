@@ -29,7 +29,10 @@ namespace Netsync.Native
         public const uint NETSYNC_STATE_DISCONNECTED = 2;
         /// <summary>
         ///  Event kinds (`NetsyncClientEvent::kind`).
+        ///  A connection attempt began (`reason`: the attempt number, 1 the
+        ///  first; later ones follow a disconnect or a failed attempt).
         /// </summary>
+        public const uint NETSYNC_EVENT_CONNECTING = 10;
         public const uint NETSYNC_EVENT_CONNECTED = 1;
         public const uint NETSYNC_EVENT_RECONNECTED = 2;
         public const uint NETSYNC_EVENT_DISCONNECTED = 3;
@@ -1252,7 +1255,7 @@ namespace Netsync.Native
         public ulong entity_id;
         /// <summary>
         ///  Disconnected: `NETSYNC_REASON_*`; entity removed: `NETSYNC_REMOVED_*`;
-        ///  right refused: `NETSYNC_CLAIM_*`.
+        ///  right refused: `NETSYNC_CLAIM_*`; connecting: the attempt number.
         /// </summary>
         public uint reason;
     }
