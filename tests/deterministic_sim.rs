@@ -245,9 +245,19 @@ struct ClaimRun {
     gained: usize,
     agreed_after: Option<f64>,
     rtt: f64,
+    /// Per client, after the hit: the largest frame-to-frame move of the
+    /// object where the client shows it (from its own last local pose
+    /// when it had simulated it), and whether it simulated it at all.
+    max_step: Vec<f32>,
+    simulated: Vec<bool>,
+    /// How far off the truth a claimant's own simulation put the object.
+    max_offset: Vec<f32>,
 }
 
-fn simulate_claims(seed: u64, profile: NetworkProfile) -> ClaimRun {
+/// Two claimants hit the neutral object 100 in the same frame. With
+/// `divergent`, each claimant's own simulation knocks the object 0.6 m
+/// (or 1.2 m) off the truth at 4 m/s, as physics after a hit would.
+fn simulate_claims(seed: u64, profile: NetworkProfile, divergent: bool) -> ClaimRun {
     use netsync::server::send_rights::EntityKind;
     let World {
         clock,
@@ -264,6 +274,10 @@ fn simulate_claims(seed: u64, profile: NetworkProfile) -> ClaimRun {
     let mut hit = false;
     let (mut refused, mut gained) = (0, 0);
     let mut agreed_after = None;
+    let mut shown_before: Vec<Option<Vec3>> = vec![None; 3];
+    let mut max_step = vec![0.0f32; 3];
+    let mut simulated = vec![false; 3];
+    let mut max_offset = vec![0.0f32; 3];
     while t < 12.0 {
         clock.set(t);
         relay.step();
@@ -292,12 +306,40 @@ fn simulate_claims(seed: u64, profile: NetworkProfile) -> ClaimRun {
                             .unwrap();
                     }
                     if c.holds(100) {
-                        let (p, v) = circle(100, st);
+                        let (mut p, mut v) = circle(100, st);
+                        if divergent && hit && i < 2 {
+                            // Knocked along x at 4 m/s for 0.15 s (0.3 s):
+                            // 0.6 m (1.2 m) off the truth, continuously.
+                            let pushed = (t - hit_at) as f32;
+                            let until = 0.15 * (i + 1) as f32;
+                            p.x += 4.0 * pushed.min(until);
+                            max_offset[i] = max_offset[i].max(4.0 * pushed.min(until));
+                            if pushed < until {
+                                v.x += 4.0;
+                            }
+                            simulated[i] = true;
+                            // The blend back starts from here.
+                            shown_before[i] = Some(p);
+                        }
                         c.set_state(100, Sample::at(st, p, Quat::IDENTITY).with_velocity(v))
                             .unwrap();
                     }
                 }
-                c.tick_with(t, |_, _| {}).unwrap();
+                let mut shown = None;
+                c.tick_with(t, |_, s| {
+                    if s.entity == 100 {
+                        shown = Some(s.pose.position);
+                    }
+                })
+                .unwrap();
+                if let Some(now) = shown {
+                    if let (true, Some(before)) = (hit, shown_before[i]) {
+                        max_step[i] = max_step[i].max(now.distance(before));
+                    }
+                    shown_before[i] = Some(now);
+                } else if !c.holds(100) {
+                    shown_before[i] = None;
+                }
                 while let Some(e) = c.poll_event() {
                     match e {
                         ClientEvent::RightRefused { .. } => refused += 1,
@@ -336,6 +378,9 @@ fn simulate_claims(seed: u64, profile: NetworkProfile) -> ClaimRun {
         gained,
         agreed_after,
         rtt: sims[0].0.stats().network.clock.rtt_min,
+        max_step,
+        simulated,
+        max_offset,
     }
 }
 
@@ -348,7 +393,7 @@ fn simultaneous_claims_converge_on_one_holder_on_every_profile() {
         NetworkProfile::POOR,
     ] {
         for seed in 1..=6 {
-            let run = simulate_claims(seed, profile);
+            let run = simulate_claims(seed, profile, false);
             let name = profile.name;
             // Everyone believes the same holder and epoch.
             assert!(
@@ -388,6 +433,43 @@ fn simultaneous_claims_converge_on_one_holder_on_every_profile() {
                 agreed * 1e3,
                 run.rtt * 1e3
             );
+        }
+    }
+}
+
+/// A claimant whose claim is refused (or whose right is taken) goes back
+/// to the remote pose without a jump, though its own simulation had put
+/// the object more than half a metre off: the shown pose blends from its
+/// last local pose (smoothing from the sync core).
+#[test]
+fn a_refused_claimant_returns_to_the_remote_pose_without_a_jump() {
+    for profile in [NetworkProfile::GOOD, NetworkProfile::AVG] {
+        for seed in 1..=3 {
+            let run = simulate_claims(seed, profile, true);
+            let name = profile.name;
+            let losers: Vec<usize> = (0..2)
+                .filter(|&i| run.simulated[i] && !run.holds[i])
+                .collect();
+            assert!(!losers.is_empty(), "{name} {seed}: nobody lost a claim");
+            for i in losers {
+                assert!(
+                    run.max_offset[i] > 0.3,
+                    "{name} {seed}: client {i} was refused before its simulation diverged ({:.2} m)",
+                    run.max_offset[i]
+                );
+                // The object moves at 1 m/s, 5 m/s while knocked (8 cm a
+                // frame); a snap back would be the claimant's offset.
+                assert!(
+                    run.max_step[i] < 0.15,
+                    "{name} {seed}: client {i} moved the object {:.3} m in one frame",
+                    run.max_step[i]
+                );
+                eprintln!(
+                    "{name} seed {seed}: claimant {i} back from {:.2} m off without a jump (largest step {:.3} m)",
+                    run.max_offset[i],
+                    run.max_step[i]
+                );
+            }
         }
     }
 }
