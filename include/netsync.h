@@ -1050,6 +1050,9 @@ enum NetsyncResult netsync_client_unregister_entity(struct NetsyncClient *client
 
 // The true state of an owned entity this frame (`state->entity_id`). It
 // goes out at the send rate when the send filter says it is worth it.
+// `NETSYNC_ERR_INVALID_ARGUMENT` for values that are not finite, a zero
+// rotation, unknown flags, or a position or velocity beyond +/-1e6 (the
+// wire's range at every precision).
 enum NetsyncResult netsync_client_set_entity_state(struct NetsyncClient *client,
                                                    const struct NetsyncSample *state);
 

@@ -60,6 +60,18 @@ fn relay_and_three_clients_through_the_c_abi() {
     for (c, id) in clients.iter().zip(ids) {
         assert_eq!(netsync_client_register_entity(*c, id), OK);
     }
+    // State the wire cannot carry is refused when it is set, not dropped
+    // later on the network thread.
+    let far = sample(11, [2.0e6, 0.0, 0.0], [0.0; 3]);
+    assert_eq!(
+        netsync_client_set_entity_state(clients[0], &far),
+        NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT
+    );
+    let message = unsafe { std::ffi::CStr::from_ptr(netsync::ffi::result::netsync_last_error()) };
+    assert!(
+        message.to_string_lossy().contains("wire's range"),
+        "{message:?}"
+    );
     let start = Instant::now();
     let mut worst = 0.0f32;
     let mut counts = vec![];

@@ -30,6 +30,7 @@ use crate::wire::message::{
     entity_kind, InterestSpec, MAX_LOCKSTEP_INPUT, MAX_LOCKSTEP_SNAPSHOT, MAX_PAYLOAD, MAX_REGIONS,
     MAX_VIEW_RADIUS,
 };
+use crate::wire::quantize::WIRE_RANGE;
 
 /// Most commands sent and not yet acknowledged by the relay.
 pub const MAX_PENDING_COMMANDS: u64 = 4096;
@@ -580,6 +581,15 @@ impl Client {
         if !sample.is_valid() {
             return Err(ClientError::InvalidSample(
                 "values must be finite, the rotation non-zero and flags known",
+            ));
+        }
+        let within = |v: glam::Vec3| v.abs().max_element() < WIRE_RANGE;
+        if !(within(sample.pose.position)
+            && within(sample.velocity)
+            && within(sample.angular_velocity))
+        {
+            return Err(ClientError::InvalidSample(
+                "position and velocities must be within +/-1e6 (the wire's range)",
             ));
         }
         let local_time = self.clock.now();

@@ -527,6 +527,9 @@ pub extern "C" fn netsync_client_unregister_entity(
 
 /// The true state of an owned entity this frame (`state->entity_id`). It
 /// goes out at the send rate when the send filter says it is worth it.
+/// `NETSYNC_ERR_INVALID_ARGUMENT` for values that are not finite, a zero
+/// rotation, unknown flags, or a position or velocity beyond +/-1e6 (the
+/// wire's range at every precision).
 #[no_mangle]
 pub extern "C" fn netsync_client_set_entity_state(
     client: *mut NetsyncClient,

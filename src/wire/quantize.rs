@@ -36,6 +36,12 @@ impl Default for Precision {
 /// Largest quantized magnitude (2^40 steps: 1 099 km at 1 mm).
 const MAX_STEPS: i64 = 1 << 40;
 
+/// Positions (m) and velocities (m/s, rad/s) within +/- this are
+/// encodable at every precision a relay may be configured with (steps
+/// down to 1e-6: 2^40 steps are 1 100 km); the client refuses state
+/// beyond it when it is set, rather than drop it on the network thread.
+pub const WIRE_RANGE: f32 = 1.0e6;
+
 impl Precision {
     pub fn validate(&self) -> Result<(), String> {
         let ok = |v: f32| (1e-6..=1.0).contains(&v);
@@ -168,6 +174,14 @@ pub fn read_rotation(r: &mut Reader, bits: u8, field: &'static str) -> Result<Qu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wire_range_fits_the_finest_precision() {
+        let mut w = Writer::new();
+        let edge = Vec3::splat(WIRE_RANGE - 1.0);
+        assert_eq!(write_vec3(&mut w, edge, 1e-6), Ok(()));
+        assert_eq!(write_vec3(&mut w, -edge, 1e-6), Ok(()));
+    }
 
     #[test]
     fn positions_round_trip_within_half_a_step() {

@@ -506,6 +506,9 @@ namespace Netsync.Native
         /// <summary>
         ///  The true state of an owned entity this frame (`state-&gt;entity_id`). It
         ///  goes out at the send rate when the send filter says it is worth it.
+        ///  `NETSYNC_ERR_INVALID_ARGUMENT` for values that are not finite, a zero
+        ///  rotation, unknown flags, or a position or velocity beyond +/-1e6 (the
+        ///  wire's range at every precision).
         /// </summary>
         [DllImport(__DllName, EntryPoint = "netsync_client_set_entity_state", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern NetsyncResult netsync_client_set_entity_state(NetsyncClient* client, NetsyncSample* state);
