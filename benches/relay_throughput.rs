@@ -319,7 +319,12 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
             u64: i as u64,
         };
         let added = unsafe {
-            libc::epoll_ctl(epoll, libc::EPOLL_CTL_ADD, b.socket.as_raw_fd(), &mut interest)
+            libc::epoll_ctl(
+                epoll,
+                libc::EPOLL_CTL_ADD,
+                b.socket.as_raw_fd(),
+                &mut interest,
+            )
         };
         assert_eq!(added, 0, "epoll_ctl");
     }

@@ -84,6 +84,10 @@ impl World for Loopback {
         None
     }
 
+    fn describe(&self) -> String {
+        String::new()
+    }
+
     fn relay_stats(&self) -> RelayServerStats {
         self.relay().stats()
     }

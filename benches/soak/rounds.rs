@@ -35,6 +35,8 @@ pub trait World {
     /// The relay's holder and epoch of `entity`.
     fn holder(&self, entity: u64) -> Option<(Option<u32>, u32)>;
     fn relay_stats(&self) -> RelayServerStats;
+    /// What the network holds now, for the progress line ("" if nothing).
+    fn describe(&self) -> String;
 }
 
 pub fn run(mode: &'static str, world: &mut impl World, seed: u64, seconds: f64) -> Report {
@@ -54,6 +56,7 @@ pub fn run(mode: &'static str, world: &mut impl World, seed: u64, seconds: f64) 
     let mut agreed = false;
     let mut last_disagreement = String::new();
     let mut next_check = 0.0;
+    let mut traffic = (0u64, 0u64);
     let mut t = 0.0;
     while t < seconds + DRAIN {
         t = world.advance(t);
@@ -71,11 +74,19 @@ pub fn run(mode: &'static str, world: &mut impl World, seed: u64, seconds: f64) 
             }
             round += 1;
             agreed = false;
+            let relay = world.relay_stats();
             eprintln!(
-                "{mode}: round {round} of {rounds} done at {:.0} s of game time, {:.0} s wall, {rss:.0} MB",
+                "{mode}: round {round} of {rounds} done at {:.0} s of game time, {:.0} s wall, {rss:.0} MB; relay sent {:.0} kB, received {:.0} kB this round; relay pacing so far: {} bursts, {} ack requests, {} answers{}",
                 t,
-                wall.elapsed().as_secs_f64()
+                wall.elapsed().as_secs_f64(),
+                (relay.bytes_sent - traffic.0) as f64 / 1e3,
+                (relay.bytes_received - traffic.1) as f64 / 1e3,
+                relay.pacing.bursts,
+                relay.pacing.ack_requests,
+                relay.pacing.answers,
+                world.describe()
             );
+            traffic = (relay.bytes_sent, relay.bytes_received);
             // The first round only warms up; the last is followed by the drain.
             if round < rounds {
                 plan = disturbance::plan(&mut table.rng, SEATS, round as f64 * ROUND);

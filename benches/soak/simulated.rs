@@ -129,6 +129,18 @@ impl World for Simulated {
         self.relay.holder(entity)
     }
 
+    fn describe(&self) -> String {
+        let (total, most) = self.net.in_flight();
+        let relay = self.relay_addr;
+        match most {
+            Some((addr, n, due, ahead)) => format!(
+                "; {total} datagrams in flight, {n} for {}{addr} ({due} due, the last in {ahead:.2} s)",
+                if addr == relay { "the relay " } else { "" },
+            ),
+            None => String::new(),
+        }
+    }
+
     fn relay_stats(&self) -> RelayServerStats {
         self.relay.stats()
     }

@@ -90,6 +90,21 @@ impl MemoryNetwork {
     }
 
     /// Closes an address: what was in flight to it is lost.
+    /// Datagrams in flight (sent, not yet received), and the most
+    /// waiting for any one address: that address, how many, how many of
+    /// them are due already, and how far ahead the last is due (s).
+    pub fn in_flight(&self) -> (usize, Option<(SocketAddr, usize, usize, f64)>) {
+        let now = (self.clock.now() * 1e6).round() as u64;
+        let s = self.lock();
+        let total = s.inboxes.values().map(|i| i.len()).sum();
+        let most = s.inboxes.iter().max_by_key(|(_, i)| i.len()).map(|(a, i)| {
+            let due = i.iter().filter(|p| p.due_micros <= now).count();
+            let last = i.iter().map(|p| p.due_micros).max().unwrap_or(now);
+            (*a, i.len(), due, last.saturating_sub(now) as f64 / 1e6)
+        });
+        (total, most)
+    }
+
     pub fn close(&self, addr: SocketAddr) {
         self.lock().inboxes.remove(&addr);
     }

@@ -230,6 +230,9 @@ pub(crate) fn laminar_config(idle_timeout: f64) -> Config {
         heartbeat_interval: Some(Duration::from_millis(250)),
         max_packets_in_flight: 1024,
         receive_buffer_max_size: crate::net::raw_socket::MAX_DATAGRAM,
+        // Keep-alives and ack requests (one byte) are not resent: they
+        // only carry acks (third_party/laminar/README-NETSYNC.md, 3).
+        resend_min_payload: 2,
         ..Config::default()
     }
 }

@@ -59,6 +59,14 @@ pub struct Config {
     /// The maximum number of unestablished connections that laminar will track internally. This is
     /// used to prevent malicious packet flooding from consuming an unbounded amount of memory.
     pub max_unestablished_connections: u16,
+
+    /// netsync patch: a dropped reliable, unordered packet whose payload is
+    /// shorter than this is not sent again. Such packets (keep-alives, ack
+    /// requests) exist only to carry acknowledgements; sending them again
+    /// adds reliable traffic that, under heavy reordering, is itself
+    /// acknowledged out of the 33-packet window and "dropped" again.
+    /// Defaults to 0 (resend everything, as laminar 0.5 does).
+    pub resend_min_payload: usize,
 }
 
 impl Default for Config {
@@ -78,6 +86,7 @@ impl Default for Config {
             socket_polling_timeout: Some(Duration::from_millis(1)),
             max_packets_in_flight: 512,
             max_unestablished_connections: 50,
+            resend_min_payload: 0,
         }
     }
 }

@@ -4,7 +4,7 @@ use std::time::Instant;
 use log::error;
 
 use crate::error::{ErrorKind, Result};
-use crate::packet::{DeliveryGuarantee, OutgoingPackets, Packet, PacketInfo};
+use crate::packet::{DeliveryGuarantee, OrderingGuarantee, OutgoingPackets, Packet, PacketInfo};
 
 use super::{
     events::SocketEvent, Connection, ConnectionEventAddress, ConnectionMessenger, VirtualConnection,
@@ -144,7 +144,15 @@ impl Connection for VirtualConnection {
         time: Instant,
     ) {
         // resend dropped packets
+        let min_payload = messenger.config().resend_min_payload;
         for dropped in self.gather_dropped_packets() {
+            // netsync patch: control packets that carry no data are not
+            // worth a resend (see `Config::resend_min_payload`).
+            if dropped.payload.len() < min_payload
+                && dropped.ordering_guarantee == OrderingGuarantee::None
+            {
+                continue;
+            }
             let packets = self.process_outgoing(
                 PacketInfo {
                     packet_type: dropped.packet_type,
