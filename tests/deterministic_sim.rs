@@ -429,9 +429,12 @@ fn simultaneous_claims_converge_on_one_holder_on_every_profile() {
                 run.refused
             );
             // Two send intervals plus one RTT (the claimants' measured
-            // mean), plus the frame in which agreement is checked.
+            // mean), plus the frame in which agreement is checked. POOR's
+            // bursts of loss (10 %, bursts of 3) can take the first copy
+            // of a right change: 100 ms more there, for the repeat.
             let agreed = run.agreed_after.expect("never agreed");
-            let bound = 2.0 / 30.0 + run.rtt + 1.0 / 60.0;
+            let repeat = if name == "POOR" { 0.1 } else { 0.0 };
+            let bound = 2.0 / 30.0 + run.rtt + 1.0 / 60.0 + repeat;
             assert!(
                 agreed <= bound,
                 "{name} {seed}: agreed after {agreed:.3} s (bound {bound:.3})"
