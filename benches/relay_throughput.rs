@@ -61,6 +61,9 @@ struct Bot {
     remote_newest: Option<u16>,
     remote_field: u32,
     interest_sent: bool,
+    /// Per-send counter, as the client library numbers its updates (the
+    /// relay takes an equal number as a repeat).
+    sends: u8,
 }
 
 impl Bot {
@@ -290,6 +293,7 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 remote_newest: None,
                 remote_field: 0,
                 interest_sent: false,
+                sends: 0,
             }
         })
         .collect();
@@ -368,6 +372,7 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
             next_send += send_interval;
             let now = relay_now();
             for bot in bots.iter_mut().filter(|b| b.admitted) {
+                bot.sends = bot.sends.wrapping_add(1);
                 let state = Message::OwnedState {
                     server_time: now,
                     updates: vec![EntityUpdate {
@@ -377,8 +382,8 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                         angular_velocity: None,
                         teleport: false,
                         age: 0.0,
-                        sequence: 0,
-                        epoch: 0,
+                        sequence: bot.sends,
+                        epoch: 1,
                     }],
                 }
                 .to_bytes(&p)
