@@ -60,7 +60,8 @@ struct Bot {
     ordered_item: u16,
     remote_newest: Option<u16>,
     remote_field: u32,
-    interest_sent: bool,
+    /// Its entity's registration and its interest are sent.
+    declared: bool,
     /// Per-send counter, as the client library numbers its updates (the
     /// relay takes an equal number as a repeat).
     sends: u8,
@@ -292,7 +293,7 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 ordered_item: 0,
                 remote_newest: None,
                 remote_field: 0,
-                interest_sent: false,
+                declared: false,
                 sends: 0,
             }
         })
@@ -388,10 +389,10 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 }
                 .to_bytes(&p)
                 .unwrap();
-                if !bot.interest_sent {
+                if !bot.declared {
                     // Declared before its state, as the client library does
                     // (the relay drops state for unregistered entities).
-                    bot.interest_sent = true;
+                    bot.declared = true;
                     let register = Message::Register {
                         entity: bot.entity,
                         kind: entity_kind::CONTROLLED,

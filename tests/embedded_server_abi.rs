@@ -18,19 +18,6 @@ use common::*;
 const DOOR: u64 = 500;
 const DOOR_STATE: u32 = 7;
 
-fn server_events(server: *mut NetsyncServer) -> Vec<NetsyncServerEvent> {
-    let mut all = Vec::new();
-    loop {
-        let mut e = NetsyncServerEvent::default();
-        let mut has = false;
-        assert_eq!(netsync_server_poll_event(server, &mut e, &mut has), OK);
-        if !has {
-            return all;
-        }
-        all.push(e);
-    }
-}
-
 /// Every message waiting, with its bytes.
 fn server_messages(server: *mut NetsyncServer) -> Vec<(NetsyncMessage, Vec<u8>)> {
     let mut all = Vec::new();

@@ -399,35 +399,6 @@ fn lockstep_misuse_gets_codes_and_messages() {
     netsync_server_free(server);
 }
 
-/// Starts a relay with `adjust` applied to the defaults; the result code
-/// (a server that did start is freed at once).
-fn start_server_with_result(adjust: impl FnOnce(&mut NetsyncServerConfig)) -> NetsyncResult {
-    let mut config = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
-    assert_eq!(netsync_server_config_default(&mut config), OK);
-    config.port = 0;
-    adjust(&mut config);
-    let ip = std::ffi::CString::new("127.0.0.1").unwrap();
-    let mut server = ptr::null_mut();
-    let r = netsync_server_start(&config, ip.as_ptr(), &mut server);
-    if r == OK {
-        netsync_server_free(server);
-    }
-    r
-}
-
-fn server_events(server: *mut NetsyncServer) -> Vec<NetsyncServerEvent> {
-    let mut all = Vec::new();
-    loop {
-        let mut e = NetsyncServerEvent::default();
-        let mut has = false;
-        assert_eq!(netsync_server_poll_event(server, &mut e, &mut has), OK);
-        if !has {
-            return all;
-        }
-        all.push(e);
-    }
-}
-
 #[test]
 fn the_embedded_server_hears_of_stalls_and_desyncs_and_sets_every_lockstep_limit() {
     let mut defaults = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
@@ -439,15 +410,15 @@ fn the_embedded_server_hears_of_stalls_and_desyncs_and_sets_every_lockstep_limit
         ),
         (16 << 20, 600)
     );
-    let refused = start_server_with_result(|c| c.lockstep_hash_window = 0);
-    assert_eq!(refused, NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT);
+    let refused = try_start_server_with(|c| c.lockstep_hash_window = 0);
+    assert_eq!(refused, Err(NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT));
     assert!(
         last_error().contains("lockstep_hash_window"),
         "{}",
         last_error()
     );
-    let refused = start_server_with_result(|c| c.lockstep_history_bytes = 10);
-    assert_eq!(refused, NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT);
+    let refused = try_start_server_with(|c| c.lockstep_history_bytes = 10);
+    assert_eq!(refused, Err(NetsyncResult::NETSYNC_ERR_INVALID_ARGUMENT));
     assert!(
         last_error().contains("lockstep_history_bytes"),
         "{}",

@@ -865,6 +865,11 @@ impl Relay {
         data: Vec<u8>,
         now: f64,
     ) {
+        let Some((holder, _)) = self.rights.holder(entity) else {
+            self.stats.commands_unroutable += 1;
+            log::debug!(target: "netsync::relay", "component command for unknown entity {entity} dropped");
+            return;
+        };
         let message = AppMessage {
             kind: AppMessageKind::ComponentCommand,
             sender,
@@ -874,9 +879,9 @@ impl Relay {
             server_time: now,
             data,
         };
-        match self.rights.holder(entity) {
-            Some((Some(holder), _)) if self.clients.contains_key(&holder) => {
-                self.log(|| Entry::Message(message.clone()));
+        self.log(|| Entry::Message(message.clone()));
+        match holder {
+            Some(holder) if self.clients.contains_key(&holder) => {
                 let payload = self.encode(&Message::ComponentCommand {
                     sender,
                     entity,
@@ -886,14 +891,7 @@ impl Relay {
                 });
                 self.send(holder, true, payload);
             }
-            Some(_) => {
-                self.log(|| Entry::Message(message.clone()));
-                self.queue_for_server(message);
-            }
-            None => {
-                self.stats.commands_unroutable += 1;
-                log::debug!(target: "netsync::relay", "component command for unknown entity {entity} dropped");
-            }
+            _ => self.queue_for_server(message),
         }
     }
 

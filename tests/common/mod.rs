@@ -11,20 +11,31 @@ use std::ptr;
 use netsync::ffi::client::*;
 use netsync::ffi::result::NetsyncResult;
 use netsync::ffi::server::*;
+use netsync::ffi::server_game::{netsync_server_poll_event, NetsyncServerEvent};
 use netsync::ffi::types::*;
 
 pub const OK: NetsyncResult = NetsyncResult::NETSYNC_OK;
 
-/// A relay on 127.0.0.1 with `adjust` applied to the default settings.
-pub fn start_server_with(adjust: impl FnOnce(&mut NetsyncServerConfig)) -> *mut NetsyncServer {
+/// A relay on 127.0.0.1 with `adjust` applied to the default settings,
+/// or the code `netsync_server_start` refused it with.
+pub fn try_start_server_with(
+    adjust: impl FnOnce(&mut NetsyncServerConfig),
+) -> Result<*mut NetsyncServer, NetsyncResult> {
     let mut config = unsafe { std::mem::zeroed::<NetsyncServerConfig>() };
     assert_eq!(netsync_server_config_default(&mut config), OK);
     config.port = 0;
     adjust(&mut config);
     let ip = CString::new("127.0.0.1").unwrap();
     let mut server = ptr::null_mut();
-    assert_eq!(netsync_server_start(&config, ip.as_ptr(), &mut server), OK);
-    server
+    match netsync_server_start(&config, ip.as_ptr(), &mut server) {
+        r if r == OK => Ok(server),
+        r => Err(r),
+    }
+}
+
+/// A relay on 127.0.0.1 with `adjust` applied to the default settings.
+pub fn start_server_with(adjust: impl FnOnce(&mut NetsyncServerConfig)) -> *mut NetsyncServer {
+    try_start_server_with(adjust).expect("the relay starts")
 }
 
 pub fn start_server(port: u16, idle_timeout: f64) -> *mut NetsyncServer {
@@ -99,6 +110,20 @@ pub fn events(client: *mut NetsyncClient) -> Vec<NetsyncClientEvent> {
         let mut e = NetsyncClientEvent::default();
         let mut has = false;
         assert_eq!(netsync_client_poll_event(client, &mut e, &mut has), OK);
+        if !has {
+            return all;
+        }
+        all.push(e);
+    }
+}
+
+/// Every event the embedded server `server` has waiting.
+pub fn server_events(server: *mut NetsyncServer) -> Vec<NetsyncServerEvent> {
+    let mut all = Vec::new();
+    loop {
+        let mut e = NetsyncServerEvent::default();
+        let mut has = false;
+        assert_eq!(netsync_server_poll_event(server, &mut e, &mut has), OK);
         if !has {
             return all;
         }

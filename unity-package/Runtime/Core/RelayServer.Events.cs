@@ -58,54 +58,26 @@ namespace Netsync
 
         void Raise(NetsyncServerEvent e)
         {
-            var all = EventReceived;
-            if (all != null)
-            {
-                all(e);
-            }
+            EventReceived?.Invoke(e);
             switch (e.Kind)
             {
                 case ServerEventKind.ClientJoined:
-                    var joined = ClientJoined;
-                    if (joined != null)
-                    {
-                        joined(e.client_id);
-                    }
+                    ClientJoined?.Invoke(e.client_id);
                     break;
                 case ServerEventKind.ClientLeft:
-                    var left = ClientLeft;
-                    if (left != null)
-                    {
-                        left(e.client_id);
-                    }
+                    ClientLeft?.Invoke(e.client_id);
                     break;
                 case ServerEventKind.CallRefused:
-                    var refused = CallRefused;
-                    if (refused != null)
-                    {
-                        refused(e.entity_id, e.CallRefusal);
-                    }
+                    CallRefused?.Invoke(e.entity_id, e.CallRefusal);
                     break;
                 case ServerEventKind.SpawnRefused:
-                    var spawnRefused = SpawnRefused;
-                    if (spawnRefused != null)
-                    {
-                        spawnRefused(e.entity_id, e.CallRefusal);
-                    }
+                    SpawnRefused?.Invoke(e.entity_id, e.CallRefusal);
                     break;
                 case ServerEventKind.LockstepStalled:
-                    var stalled = LockstepStalled;
-                    if (stalled != null)
-                    {
-                        stalled(e.client_id, e.entity_id);
-                    }
+                    LockstepStalled?.Invoke(e.client_id, e.entity_id);
                     break;
                 case ServerEventKind.LockstepDesync:
-                    var desync = LockstepDesync;
-                    if (desync != null)
-                    {
-                        desync(e.client_id, e.entity_id);
-                    }
+                    LockstepDesync?.Invoke(e.client_id, e.entity_id);
                     break;
             }
         }

@@ -46,13 +46,7 @@ namespace Netsync
             {
                 result = NativeMethods.netsync_server_start(&config, b, &native);
             }
-            if (result != NetsyncResult.NETSYNC_OK)
-            {
-                handle.Dispose();
-                throw NetsyncLibrary.Failure(result);
-            }
-            handle.Adopt((IntPtr)native);
-            return new RelayServer(handle, config);
+            return Started(handle, result, native, config);
         }
 
         /// <summary>Starts a relay as <see cref="Start(NetsyncServerConfig, string)"/>, recording
@@ -73,13 +67,7 @@ namespace Netsync
             {
                 result = NativeMethods.netsync_server_start_recording(&config, b, f, &native);
             }
-            if (result != NetsyncResult.NETSYNC_OK)
-            {
-                handle.Dispose();
-                throw NetsyncLibrary.Failure(result);
-            }
-            handle.Adopt((IntPtr)native);
-            return new RelayServer(handle, config);
+            return Started(handle, result, native, config);
         }
 
         /// <summary>
@@ -118,6 +106,14 @@ namespace Netsync
                 result = NativeMethods.netsync_server_start_secure(
                     &config, b, s, ConnectTokens.LengthOf(secret), a, &native);
             }
+            return Started(handle, result, native, config);
+        }
+
+        /// <summary>The relay a start call made, owned by <paramref name="handle"/>, or the
+        /// native error as an exception (the unused handle released).</summary>
+        static RelayServer Started(ServerHandle handle, NetsyncResult result, NetsyncServer* native,
+                                   NetsyncServerConfig config)
+        {
             if (result != NetsyncResult.NETSYNC_OK)
             {
                 handle.Dispose();
