@@ -8,10 +8,12 @@
 //! client ("end to end": includes waiting for the next 30 Hz tick).
 //!
 //! The clients are lightweight bots on one thread (one socket each,
-//! polled together with poll(2)): they shake hands with the real
+//! polled together with epoll): they shake hands with the real
 //! handshake, speak laminar's packet format (unreliable state out,
-//! reliable keep-alives carrying acks so that the relay's reliable
-//! traffic is acknowledged) and decode the relay's snapshots. Running
+//! reliable keep-alives carrying acks as the client library sends them:
+//! an answer to each reliable message, else one every 0.5 s) and decode
+//! the relay's snapshots. Each bot sends on a phase of its own, as
+//! players' frames do. Running
 //! 1 000 full clients, each with its own network thread, would measure
 //! the two cores' scheduler, not the relay.
 //!
@@ -48,6 +50,14 @@ fn laminar_id() -> u16 {
     !crc
 }
 
+/// Where entity `entity` is at time `t`: circling in its area of 10
+/// (areas 500 m apart, so each bot sees exactly its area).
+fn position(entity: u64, t: f64) -> Vec3 {
+    let area = ((entity - 1) / 10) as f32;
+    let a = t as f32 * 0.5 + entity as f32;
+    Vec3::new(area * 500.0 + 10.0 * a.cos(), 0.0, 10.0 * a.sin())
+}
+
 /// One bot client.
 struct Bot {
     socket: UdpSocket,
@@ -57,42 +67,95 @@ struct Bot {
     /// laminar sequence state: ours, and the newest reliable one received
     /// with the 32 before it.
     seq: u16,
-    ordered_item: u16,
     remote_newest: Option<u16>,
     remote_field: u32,
-    /// Its entity's registration and its interest are sent.
-    declared: bool,
+    /// When its entity's registration and its interest last went (None:
+    /// not yet). They go again while snapshots show the relay has not
+    /// applied them: the bots do not retransmit lost reliable packets as
+    /// laminar does, and a lost interest would leave the bot seeing the
+    /// whole world.
+    declared_at: Option<f64>,
     /// Per-send counter, as the client library numbers its updates (the
     /// relay takes an equal number as a repeat).
     sends: u8,
+    /// When its next state and keep-alive go (s since the run started).
+    next_send: f64,
+    next_keepalive: f64,
+    /// A reliable message of the relay's awaits our ack: answered at the
+    /// end of this receive batch, as the client library answers within
+    /// 5 ms (a keep-alive from the relay needs none).
+    owes_ack: bool,
 }
 
+/// The bots' state rate (30 Hz) and idle keep-alive interval, as the
+/// client library's (net::ack_pacer): a keep-alive carries the bot's acks
+/// of the relay's reliable messages.
+const SEND_INTERVAL: f64 = 1.0 / 30.0;
+const KEEPALIVE_INTERVAL: f64 = 0.5;
+
 impl Bot {
-    fn header(&self, reliable: bool, ordered: bool) -> Vec<u8> {
+    /// laminar's header: protocol id, packet type, delivery, ordering
+    /// (none: the bots send nothing ordered).
+    fn header(&self, reliable: bool) -> Vec<u8> {
         let mut d = laminar_id().to_be_bytes().to_vec();
-        d.extend_from_slice(&[0, reliable as u8, if ordered { 2 } else { 0 }]);
+        d.extend_from_slice(&[0, reliable as u8, 0]);
         d
     }
 
     fn send_unreliable(&mut self, relay: SocketAddr, payload: &[u8]) {
-        let mut d = self.header(false, false);
+        let mut d = self.header(false);
         d.extend_from_slice(payload);
         let _ = self.socket.send_to(&d, relay);
     }
 
-    fn send_reliable(&mut self, relay: SocketAddr, payload: &[u8], ordered: bool) {
-        let mut d = self.header(true, ordered);
+    fn send_reliable(&mut self, relay: SocketAddr, payload: &[u8]) {
+        let mut d = self.header(true);
         d.extend_from_slice(&self.seq.to_be_bytes());
         self.seq = self.seq.wrapping_add(1);
         d.extend_from_slice(&self.remote_newest.unwrap_or(0).to_be_bytes());
         d.extend_from_slice(&self.remote_field.to_be_bytes());
-        if ordered {
-            d.extend_from_slice(&self.ordered_item.to_be_bytes());
-            d.push(0); // stream 0, as the client library uses
-            self.ordered_item = self.ordered_item.wrapping_add(1);
-        }
         d.extend_from_slice(payload);
         let _ = self.socket.send_to(&d, relay);
+    }
+
+    /// Registers its entity and declares its interest, in one reliable
+    /// packet (the relay drops state for unregistered entities).
+    fn declare(&mut self, relay: SocketAddr, t: f64, p: &Precision, interest: &[u8]) {
+        self.declared_at = Some(t);
+        let register = Message::Register {
+            entity: self.entity,
+            kind: entity_kind::CONTROLLED,
+        }
+        .to_bytes(p)
+        .unwrap();
+        let batch = netsync::wire::batch::pack([register, interest.to_vec()], 1024);
+        self.send_reliable(relay, &batch[0]);
+    }
+
+    /// Its entity's state at relay time `now`; the first send declares
+    /// the entity and the bot's interest before it, as the client library
+    /// does.
+    fn send_state(&mut self, relay: SocketAddr, t: f64, now: f64, p: &Precision, interest: &[u8]) {
+        if self.declared_at.is_none() {
+            self.declare(relay, t, p, interest);
+        }
+        self.sends = self.sends.wrapping_add(1);
+        let state = Message::OwnedState {
+            server_time: now,
+            updates: vec![EntityUpdate {
+                entity: self.entity,
+                pose: Pose::new(position(self.entity, now), Quat::IDENTITY),
+                velocity: Some(Vec3::X),
+                angular_velocity: None,
+                teleport: false,
+                age: 0.0,
+                sequence: self.sends,
+                epoch: 1,
+            }],
+        }
+        .to_bytes(p)
+        .unwrap();
+        self.send_unreliable(relay, &state);
     }
 
     /// Notes a reliable sequence number for our acks.
@@ -129,7 +192,10 @@ impl Bot {
         let seq = u16::from_be_bytes([*d.get(5)?, *d.get(6)?]);
         self.saw(seq);
         let start = 13 + if d[4] == 0 { 0 } else { 3 };
-        d.get(start..)
+        let payload = d.get(start..)?;
+        let keepalive = Message::decode(payload, &Precision::default());
+        self.owes_ack |= !matches!(keepalive, Ok(Message::KeepAlive));
+        Some(payload)
     }
 }
 
@@ -290,20 +356,17 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 handshake: ClientHandshake::start(0x5EED_0000 + i as u64),
                 admitted: false,
                 seq: 0,
-                ordered_item: 0,
                 remote_newest: None,
                 remote_field: 0,
-                declared: false,
+                declared_at: None,
                 sends: 0,
+                // Phases spread evenly over the intervals.
+                next_send: SEND_INTERVAL * i as f64 / clients as f64,
+                next_keepalive: KEEPALIVE_INTERVAL * i as f64 / clients as f64,
+                owes_ack: false,
             }
         })
         .collect();
-    let area_of = |entity: u64| (entity - 1) / 10;
-    let position = |entity: u64, t: f64| {
-        let area = area_of(entity) as f32;
-        let a = t as f32 * 0.5 + entity as f32;
-        Vec3::new(area * 500.0 + 10.0 * a.cos(), 0.0, 10.0 * a.sin())
-    };
     let interest = Message::Interest(InterestSpec {
         global_view: false,
         device_class: 0,
@@ -336,12 +399,9 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
     let mut ready_events = vec![libc::epoll_event { events: 0, u64: 0 }; 1024];
     let warmup = 3.0;
     let start = Instant::now();
-    let send_interval = 1.0 / 30.0;
-    let mut next_send = 0.0;
-    let mut next_keepalive = 0.0;
     let mut after_tick = Vec::new();
     let mut end_to_end = Vec::new();
-    let (mut received, mut sent_in_window) = (0u64, 0u64);
+    let (mut received, mut sent_in_window, mut redeclared) = (0u64, 0u64, 0u64);
     let mut buf = [0u8; 2048];
     let mut relay_cpu_start = None;
     let mut bots_cpu_start = 0.0;
@@ -363,57 +423,36 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 flooder = Some(std::thread::spawn(move || flood(relay, stop)));
             }
         }
-        // Handshakes, then state at 30 Hz and acks at 5 Hz.
+        // Handshakes, then state at 30 Hz and idle keep-alives.
         for bot in bots.iter_mut().filter(|b| !b.admitted) {
             if let Some(request) = bot.handshake.poll(t) {
                 let _ = bot.socket.send_to(&request, relay);
             }
         }
-        if t >= next_send {
-            next_send += send_interval;
-            let now = relay_now();
-            for bot in bots.iter_mut().filter(|b| b.admitted) {
-                bot.sends = bot.sends.wrapping_add(1);
-                let state = Message::OwnedState {
-                    server_time: now,
-                    updates: vec![EntityUpdate {
-                        entity: bot.entity,
-                        pose: Pose::new(position(bot.entity, now), Quat::IDENTITY),
-                        velocity: Some(Vec3::X),
-                        angular_velocity: None,
-                        teleport: false,
-                        age: 0.0,
-                        sequence: bot.sends,
-                        epoch: 1,
-                    }],
+        // Each bot sends on its own phase, as players' frames do: a relay
+        // never sees every client's state in the same millisecond.
+        let now = relay_now();
+        let mut sent_now = 0u64;
+        for bot in bots.iter_mut().filter(|b| b.admitted) {
+            if t >= bot.next_send {
+                bot.next_send += SEND_INTERVAL;
+                if t - bot.next_send > SEND_INTERVAL {
+                    bot.next_send = t + SEND_INTERVAL; // after a stall
                 }
-                .to_bytes(&p)
-                .unwrap();
-                if !bot.declared {
-                    // Declared before its state, as the client library does
-                    // (the relay drops state for unregistered entities).
-                    bot.declared = true;
-                    let register = Message::Register {
-                        entity: bot.entity,
-                        kind: entity_kind::CONTROLLED,
-                    }
-                    .to_bytes(&p)
-                    .unwrap();
-                    bot.send_reliable(relay, &register, true);
-                    bot.send_reliable(relay, &interest, true);
-                }
-                bot.send_unreliable(relay, &state);
+                bot.send_state(relay, t, now, &p, &interest);
+                sent_now += 1;
             }
-            if measuring {
-                // Each of the 9 neighbours of every bot should hear it.
-                sent_in_window += bots.iter().filter(|b| b.admitted).count() as u64 * 9;
+            if t >= bot.next_keepalive {
+                bot.next_keepalive += KEEPALIVE_INTERVAL;
+                if t - bot.next_keepalive > KEEPALIVE_INTERVAL {
+                    bot.next_keepalive = t + KEEPALIVE_INTERVAL;
+                }
+                bot.send_reliable(relay, &keepalive);
             }
         }
-        if t >= next_keepalive {
-            next_keepalive += 0.2;
-            for bot in bots.iter_mut().filter(|b| b.admitted) {
-                bot.send_reliable(relay, &keepalive, false);
-            }
+        if measuring {
+            // Each of the 9 neighbours of every bot should hear it.
+            sent_in_window += sent_now * 9;
         }
         // Receive whatever is ready, in 1 ms batches: one epoll_wait per
         // millisecond at most (arrival times are read per datagram, so
@@ -452,6 +491,14 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 else {
                     continue;
                 };
+                let area = |entity: u64| (entity - 1) / 10;
+                let t = start.elapsed().as_secs_f64();
+                if updates.iter().any(|u| area(u.entity) != area(bot.entity))
+                    && bot.declared_at.is_some_and(|at| t - at > 0.1)
+                {
+                    bot.declare(relay, t, &p, &interest);
+                    redeclared += 1;
+                }
                 if !measuring {
                     continue;
                 }
@@ -460,6 +507,11 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                     after_tick.push(arrived - server_time);
                     end_to_end.push(arrived - (server_time - u.age));
                 }
+            }
+            if bot.owes_ack {
+                bot.owes_ack = false;
+                bot.send_reliable(relay, &keepalive);
+                bot.next_keepalive = start.elapsed().as_secs_f64() + KEEPALIVE_INTERVAL;
             }
         }
         if let Some(rest) = batch_end.checked_duration_since(Instant::now()) {
@@ -487,7 +539,7 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
     let admitted = bots.iter().filter(|b| b.admitted).count();
     if admitted < clients || std::env::var_os("VERBOSE").is_some() {
         eprintln!(
-            "{clients} clients: {admitted} admitted; relay {:?}",
+            "{clients} clients: {admitted} admitted, {redeclared} declarations repeated; relay {:?}",
             relay_server.stats()
         );
     }

@@ -1205,12 +1205,7 @@ impl Relay {
             self.update_view(client);
             self.pack_for(client, now);
             if let Some(c) = self.clients.get_mut(&client) {
-                // Keep the phase; after a stall, start again from now.
-                c.next_tick = if now - at > interval {
-                    now + interval
-                } else {
-                    at + interval
-                };
+                c.next_tick = next_in_phase(at, now, interval);
             }
         }
         Some(earliest)
@@ -1560,6 +1555,20 @@ impl Relay {
             self.receive(client, &w.bytes, now);
         }
     }
+}
+
+/// A client's next send tick after the one due at `at` went out at `now`:
+/// the first tick of its own phase after `now`. After a stall the missed
+/// ticks are skipped, never bunched: restarting every late client from
+/// `now` gave them all one phase, and one stall (a slow step, a paused
+/// virtual machine) then made every later step serve all clients at once.
+fn next_in_phase(at: f64, now: f64, interval: f64) -> f64 {
+    let next = at + interval;
+    if next > now {
+        return next;
+    }
+    let missed = ((now - at) / interval).floor();
+    at + (missed + 1.0) * interval
 }
 
 #[cfg(test)]
@@ -2146,5 +2155,57 @@ mod s2_tests {
                 }
             )));
         assert_eq!(relay.stats().interest_removals, 1);
+    }
+
+    /// Clients served by each 1 ms step over a send interval (35 steps)
+    /// from `from`, and how many distinct clients that was.
+    fn served_per_step(relay: &mut Relay, from: f64) -> (Vec<usize>, usize) {
+        let mut all: Vec<u32> = Vec::new();
+        let per_step = (0..35)
+            .map(|k| {
+                relay.step(from + k as f64 * 0.001);
+                let mut clients: Vec<u32> = relay
+                    .drain()
+                    .filter(|o| o.payload.first() == Some(&crate::wire::message::kind::SNAPSHOT))
+                    .map(|o| o.client)
+                    .collect();
+                clients.sort_unstable();
+                clients.dedup();
+                all.extend(&clients);
+                clients.len()
+            })
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        (per_step, all.len())
+    }
+
+    #[test]
+    fn send_ticks_stay_spread_after_a_stall() {
+        let mut relay = Relay::new(RelayConfig::default());
+        for client in 1..=100 {
+            relay.join(client, 0.0);
+        }
+        // Every client sees an entity of another's: a snapshot each tick.
+        relay.register_controlled(1, &[1], 0.0);
+        relay.register_controlled(2, &[2], 0.0);
+        relay.drain().for_each(drop);
+        let (per_step, served) = served_per_step(&mut relay, 0.0);
+        assert_eq!(served, 100, "{per_step:?}");
+        // The relay thread stalls for 0.3 s: every client is late at once.
+        relay.step(0.334);
+        relay.drain().for_each(drop);
+        let (per_step, served) = served_per_step(&mut relay, 0.335);
+        assert_eq!(served, 100, "{per_step:?}");
+        // 100 clients over 35 steps: a handful each, not all in one.
+        assert!(per_step.iter().all(|&n| n <= 10), "{per_step:?}");
+    }
+
+    #[test]
+    fn the_next_tick_keeps_the_phase_and_skips_missed_ones() {
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(near(next_in_phase(1.0, 1.001, 0.1), 1.1));
+        assert!(near(next_in_phase(1.0, 1.25, 0.1), 1.3));
+        assert!(near(next_in_phase(1.0, 1.3, 0.1), 1.4));
     }
 }

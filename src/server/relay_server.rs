@@ -233,6 +233,10 @@ pub(crate) fn laminar_config(idle_timeout: f64) -> Config {
         // Keep-alives and ack requests (one byte) are not resent: they
         // only carry acks (third_party/laminar/README-NETSYNC.md, 3).
         resend_min_payload: 2,
+        // Heartbeats, resends on no news and timeouts may be 10 ms late;
+        // a relay polling a thousand connections every millisecond then
+        // visits only those with traffic (README-NETSYNC.md, 4).
+        full_update_interval: Duration::from_millis(10),
         ..Config::default()
     }
 }

@@ -67,6 +67,13 @@ pub struct Config {
     /// acknowledged out of the 33-packet window and "dropped" again.
     /// Defaults to 0 (resend everything, as laminar 0.5 does).
     pub resend_min_payload: usize,
+    /// netsync patch: how often `manual_poll` visits every connection
+    /// (resends, heartbeats, timeouts). In between, a poll updates only the
+    /// connections it received from or sent to: with a thousand
+    /// connections, visiting all of them on every 1 ms poll cost more than
+    /// the traffic. Heartbeats and timeouts are then up to this much late.
+    /// Defaults to zero (every poll, as laminar 0.5 does).
+    pub full_update_interval: Duration,
 }
 
 impl Default for Config {
@@ -87,6 +94,7 @@ impl Default for Config {
             max_packets_in_flight: 512,
             max_unestablished_connections: 50,
             resend_min_payload: 0,
+            full_update_interval: Duration::ZERO,
         }
     }
 }

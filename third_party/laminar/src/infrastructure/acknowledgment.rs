@@ -18,6 +18,11 @@ pub struct AcknowledgmentHandler {
     // However, we can only reasonably ack up to `REDUNDANT_PACKET_ACKS_SIZE + 1` packets on each
     // message we send so this should be that large.
     received_packets: SequenceBuffer<ReceivedPacket>,
+    // netsync patch: the remote ack sequence of the last look for dropped
+    // packets. Only a newer remote ack can make a packet count as dropped
+    // (every packet sent since is newer than it), so until then there is
+    // nothing to look for.
+    dropped_checked_at: Option<SequenceNumber>,
 }
 
 impl AcknowledgmentHandler {
@@ -28,6 +33,7 @@ impl AcknowledgmentHandler {
             remote_ack_sequence_num: u16::max_value(),
             sent_packets: HashMap::with_capacity(DEFAULT_SEND_PACKETS_SIZE),
             received_packets: SequenceBuffer::with_capacity(REDUNDANT_PACKET_ACKS_SIZE + 1),
+            dropped_checked_at: None,
         }
     }
 
@@ -125,6 +131,10 @@ impl AcknowledgmentHandler {
         // netsync patch: this runs for every connection on every poll;
         // look before collecting so the common case allocates nothing.
         let remote_ack_sequence = self.remote_ack_sequence_num;
+        if self.dropped_checked_at == Some(remote_ack_sequence) {
+            return Vec::new();
+        }
+        self.dropped_checked_at = Some(remote_ack_sequence);
         let is_dropped = |s: &SequenceNumber| {
             sequence_less_than(*s, remote_ack_sequence)
                 && remote_ack_sequence.wrapping_sub(*s) > REDUNDANT_PACKET_ACKS_SIZE

@@ -76,6 +76,9 @@ pub struct ConnectionManager<TSocket: DatagramSocket, TConnection: Connection> {
     event_receiver: Receiver<TConnection::ReceiveEvent>,
     user_event_sender: Sender<TConnection::SendEvent>,
     max_unestablished_connections: u16,
+    // netsync patch: see `Config::full_update_interval`.
+    last_full_update: Option<Instant>,
+    touched: Vec<SocketAddr>,
 }
 
 impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket, TConnection> {
@@ -93,6 +96,8 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
             user_event_sender,
             event_receiver,
             max_unestablished_connections,
+            last_full_update: None,
+            touched: Vec::new(),
         }
     }
 
@@ -100,7 +105,20 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
     /// Processes connection specific logic for active connections.
     /// Removes dropped connections from active connections list.
     pub fn manual_poll(&mut self, time: Instant) {
-        let mut unestablished_connections = self.unestablished_connection_count();
+        // netsync patch: the full passes over every connection run once per
+        // `full_update_interval`; other polls visit only the connections
+        // with traffic in this poll.
+        let full = self.last_full_update.map_or(true, |last| {
+            time.saturating_duration_since(last) >= self.messenger.config().full_update_interval
+        });
+        if full {
+            self.last_full_update = Some(time);
+        }
+        self.touched.clear();
+        let touched = &mut self.touched;
+        // netsync patch: counted only when a packet comes from a new
+        // address (it took a pass over every connection on every poll).
+        let mut unestablished_connections: Option<usize> = None;
 
         let messenger = &mut self.messenger;
 
@@ -111,11 +129,16 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
                 .receive_packet(self.receive_buffer.as_mut())
             {
                 Ok((payload, address)) => {
+                    if !full {
+                        touched.push(address);
+                    }
                     if let Some(conn) = self.connections.get_mut(&address) {
                         let was_est = conn.is_established();
                         conn.process_packet(messenger, payload, time);
                         if !was_est && conn.is_established() {
-                            unestablished_connections -= 1;
+                            if let Some(n) = unestablished_connections.as_mut() {
+                                *n = n.saturating_sub(1);
+                            }
                         }
                     } else {
                         let mut conn = TConnection::create_connection(messenger, address, time);
@@ -123,9 +146,18 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
 
                         // We only allow a maximum amount number of unestablished connections to bet created
                         // from inbound packets to prevent packet flooding from allocating unbounded memory.
-                        if unestablished_connections < self.max_unestablished_connections as usize {
+                        let count = match unestablished_connections {
+                            Some(n) => n,
+                            None => self
+                                .connections
+                                .values()
+                                .filter(|c| !c.is_established())
+                                .count(),
+                        };
+                        unestablished_connections = Some(count);
+                        if count < self.max_unestablished_connections as usize {
                             self.connections.insert(address, conn);
-                            unestablished_connections += 1;
+                            unestablished_connections = Some(count + 1);
                         }
                     }
                 }
@@ -144,6 +176,9 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
 
         // now grab all the waiting packets and send them
         while let Ok(event) = self.user_event_receiver.try_recv() {
+            if !full {
+                touched.push(event.address());
+            }
             // get or create connection
             let conn = self.connections.entry(event.address()).or_insert_with(|| {
                 TConnection::create_connection(messenger, event.address(), time)
@@ -152,8 +187,21 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
             let was_est = conn.is_established();
             conn.process_event(messenger, event, time);
             if !was_est && conn.is_established() {
-                unestablished_connections -= 1;
+                if let Some(n) = unestablished_connections.as_mut() {
+                    *n = n.saturating_sub(1);
+                }
             }
+        }
+
+        if !full {
+            touched.sort_unstable();
+            touched.dedup();
+            for address in touched.iter() {
+                if let Some(conn) = self.connections.get_mut(address) {
+                    conn.update(messenger, time);
+                }
+            }
+            return;
         }
 
         // update all connections
@@ -183,13 +231,6 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
     /// Returns socket reference.
     pub fn socket(&self) -> &TSocket {
         &self.messenger.socket
-    }
-
-    fn unestablished_connection_count(&self) -> usize {
-        self.connections
-            .iter()
-            .filter(|c| !c.1.is_established())
-            .count()
     }
 
     /// Returns socket mutable reference.
