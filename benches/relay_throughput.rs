@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use glam::{Quat, Vec3};
 use netsync::core::pose::Pose;
+use netsync::net::clock::next_in_phase;
 use netsync::net::handshake::ClientHandshake;
 use netsync::server::relay_server::{RelayServer, RelayServerConfig};
 use netsync::wire::message::{entity_kind, EntityUpdate, InterestSpec, Message};
@@ -50,12 +51,20 @@ fn laminar_id() -> u16 {
     !crc
 }
 
-/// Where entity `entity` is at time `t`: circling in its area of 10
-/// (areas 500 m apart, so each bot sees exactly its area).
+/// The area of 10 entity `entity` circles in.
+fn area(entity: u64) -> u64 {
+    (entity - 1) / 10
+}
+
+/// Where entity `entity` is at time `t`: circling in its area (areas
+/// 500 m apart, so each bot sees exactly its area).
 fn position(entity: u64, t: f64) -> Vec3 {
-    let area = ((entity - 1) / 10) as f32;
     let a = t as f32 * 0.5 + entity as f32;
-    Vec3::new(area * 500.0 + 10.0 * a.cos(), 0.0, 10.0 * a.sin())
+    Vec3::new(
+        area(entity) as f32 * 500.0 + 10.0 * a.cos(),
+        0.0,
+        10.0 * a.sin(),
+    )
 }
 
 /// One bot client.
@@ -434,19 +443,14 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
         let now = relay_now();
         let mut sent_now = 0u64;
         for bot in bots.iter_mut().filter(|b| b.admitted) {
+            // After a stall of this thread, each keeps its phase.
             if t >= bot.next_send {
-                bot.next_send += SEND_INTERVAL;
-                if t - bot.next_send > SEND_INTERVAL {
-                    bot.next_send = t + SEND_INTERVAL; // after a stall
-                }
+                bot.next_send = next_in_phase(bot.next_send, t, SEND_INTERVAL);
                 bot.send_state(relay, t, now, &p, &interest);
                 sent_now += 1;
             }
             if t >= bot.next_keepalive {
-                bot.next_keepalive += KEEPALIVE_INTERVAL;
-                if t - bot.next_keepalive > KEEPALIVE_INTERVAL {
-                    bot.next_keepalive = t + KEEPALIVE_INTERVAL;
-                }
+                bot.next_keepalive = next_in_phase(bot.next_keepalive, t, KEEPALIVE_INTERVAL);
                 bot.send_reliable(relay, &keepalive);
             }
         }
@@ -491,7 +495,6 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
                 else {
                     continue;
                 };
-                let area = |entity: u64| (entity - 1) / 10;
                 let t = start.elapsed().as_secs_f64();
                 if updates.iter().any(|u| area(u.entity) != area(bot.entity))
                     && bot.declared_at.is_some_and(|at| t - at > 0.1)

@@ -18,51 +18,24 @@ use common::*;
 const DOOR: u64 = 500;
 const DOOR_STATE: u32 = 7;
 
-/// Every message waiting, with its bytes.
-fn server_messages(server: *mut NetsyncServer) -> Vec<(NetsyncMessage, Vec<u8>)> {
-    let mut all = Vec::new();
+/// Every message `poll` gives, with its bytes (read through one buffer).
+fn messages(
+    mut poll: impl FnMut(&mut NetsyncMessage, &mut [u8], &mut bool) -> NetsyncResult,
+) -> Vec<(NetsyncMessage, Vec<u8>)> {
     let mut buffer = vec![0u8; NETSYNC_MAX_PAYLOAD];
-    loop {
-        let mut m = NetsyncMessage::default();
-        let mut has = false;
-        assert_eq!(
-            netsync_server_poll_message(
-                server,
-                &mut m,
-                buffer.as_mut_ptr(),
-                buffer.len(),
-                &mut has
-            ),
-            OK
-        );
-        if !has {
-            return all;
-        }
-        all.push((m, buffer[..m.size].to_vec()));
-    }
+    drain(|(m, bytes): &mut (NetsyncMessage, Vec<u8>), has| {
+        let result = poll(m, &mut buffer, has);
+        *bytes = buffer[..m.size.min(buffer.len())].to_vec();
+        result
+    })
+}
+
+fn server_messages(server: *mut NetsyncServer) -> Vec<(NetsyncMessage, Vec<u8>)> {
+    messages(|m, buf, has| netsync_server_poll_message(server, m, buf.as_mut_ptr(), buf.len(), has))
 }
 
 fn client_messages(client: *mut NetsyncClient) -> Vec<(NetsyncMessage, Vec<u8>)> {
-    let mut all = Vec::new();
-    let mut buffer = vec![0u8; NETSYNC_MAX_PAYLOAD];
-    loop {
-        let mut m = NetsyncMessage::default();
-        let mut has = false;
-        assert_eq!(
-            netsync_client_poll_message(
-                client,
-                &mut m,
-                buffer.as_mut_ptr(),
-                buffer.len(),
-                &mut has
-            ),
-            OK
-        );
-        if !has {
-            return all;
-        }
-        all.push((m, buffer[..m.size].to_vec()));
-    }
+    messages(|m, buf, has| netsync_client_poll_message(client, m, buf.as_mut_ptr(), buf.len(), has))
 }
 
 fn client_id(client: *mut NetsyncClient) -> u32 {

@@ -33,16 +33,7 @@ fn status(c: *mut NetsyncClient) -> NetsyncLockstepStatus {
 }
 
 fn lockstep_events(c: *mut NetsyncClient) -> Vec<NetsyncLockstepEvent> {
-    let mut all = Vec::new();
-    loop {
-        let mut e = NetsyncLockstepEvent::default();
-        let mut has = false;
-        assert_eq!(netsync_client_lockstep_poll_event(c, &mut e, &mut has), OK);
-        if !has {
-            return all;
-        }
-        all.push(e);
-    }
+    drain(|e, has| netsync_client_lockstep_poll_event(c, e, has))
 }
 
 /// One player: a fold of every confirmed frame it took.

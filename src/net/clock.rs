@@ -6,6 +6,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The next time of a periodic event of period `interval` after the one
+/// due at `at` ran at `now` (s): the first of its own phase after `now`.
+/// Missed periods are skipped, never bunched: restarting every late one
+/// from `now` gave them all one phase, so one stall (a slow step, a paused
+/// virtual machine) made every later step of a relay serve all its clients
+/// at once.
+pub fn next_in_phase(at: f64, now: f64, interval: f64) -> f64 {
+    at + (((now - at) / interval).floor().max(0.0) + 1.0) * interval
+}
+
 /// Seconds since a base, real or simulated. Cheap to clone; clones share
 /// the same time.
 #[derive(Clone, Debug)]
@@ -148,5 +158,13 @@ mod tests {
         assert_eq!(c.now(), 14.0, "the base keeps its time");
         // Its instants follow its own time.
         assert_eq!(d.instant() - c.instant(), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_next_time_keeps_the_phase_and_skips_missed_ones() {
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(near(next_in_phase(1.0, 1.001, 0.1), 1.1));
+        assert!(near(next_in_phase(1.0, 1.25, 0.1), 1.3));
+        assert!(near(next_in_phase(1.0, 1.3, 0.1), 1.4));
     }
 }

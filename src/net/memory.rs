@@ -89,7 +89,6 @@ impl MemoryNetwork {
         self.lock().recorded.clone().unwrap_or_default()
     }
 
-    /// Closes an address: what was in flight to it is lost.
     /// Datagrams in flight (sent, not yet received), and the most
     /// waiting for any one address: that address, how many, how many of
     /// them are due already, and how far ahead the last is due (s).
@@ -105,6 +104,7 @@ impl MemoryNetwork {
         (total, most)
     }
 
+    /// Closes an address: what was in flight to it is lost.
     pub fn close(&self, addr: SocketAddr) {
         self.lock().inboxes.remove(&addr);
     }

@@ -12,6 +12,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 use foldhash::{HashMap, HashMapExt, HashSet};
 
+use crate::net::clock::next_in_phase;
+
 use super::commands::{Admit, GlobalLog, Sessions};
 use super::embedded::ServerEvent;
 use super::interest::{Cell, InterestIndex};
@@ -1557,20 +1559,6 @@ impl Relay {
     }
 }
 
-/// A client's next send tick after the one due at `at` went out at `now`:
-/// the first tick of its own phase after `now`. After a stall the missed
-/// ticks are skipped, never bunched: restarting every late client from
-/// `now` gave them all one phase, and one stall (a slow step, a paused
-/// virtual machine) then made every later step serve all clients at once.
-fn next_in_phase(at: f64, now: f64, interval: f64) -> f64 {
-    let next = at + interval;
-    if next > now {
-        return next;
-    }
-    let missed = ((now - at) / interval).floor();
-    at + (missed + 1.0) * interval
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2199,13 +2187,5 @@ mod s2_tests {
         assert_eq!(served, 100, "{per_step:?}");
         // 100 clients over 35 steps: a handful each, not all in one.
         assert!(per_step.iter().all(|&n| n <= 10), "{per_step:?}");
-    }
-
-    #[test]
-    fn the_next_tick_keeps_the_phase_and_skips_missed_ones() {
-        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
-        assert!(near(next_in_phase(1.0, 1.001, 0.1), 1.1));
-        assert!(near(next_in_phase(1.0, 1.25, 0.1), 1.3));
-        assert!(near(next_in_phase(1.0, 1.3, 0.1), 1.4));
     }
 }

@@ -104,31 +104,28 @@ pub fn circle(id: u64, t: f64) -> NetsyncSample {
     )
 }
 
-pub fn events(client: *mut NetsyncClient) -> Vec<NetsyncClientEvent> {
+/// Calls `poll` until it reports nothing waiting; what it gave, in order
+/// (the shape of every `netsync_*_poll_*` call).
+pub fn drain<T: Default>(mut poll: impl FnMut(&mut T, &mut bool) -> NetsyncResult) -> Vec<T> {
     let mut all = Vec::new();
     loop {
-        let mut e = NetsyncClientEvent::default();
+        let mut item = T::default();
         let mut has = false;
-        assert_eq!(netsync_client_poll_event(client, &mut e, &mut has), OK);
+        assert_eq!(poll(&mut item, &mut has), OK);
         if !has {
             return all;
         }
-        all.push(e);
+        all.push(item);
     }
+}
+
+pub fn events(client: *mut NetsyncClient) -> Vec<NetsyncClientEvent> {
+    drain(|e, has| netsync_client_poll_event(client, e, has))
 }
 
 /// Every event the embedded server `server` has waiting.
 pub fn server_events(server: *mut NetsyncServer) -> Vec<NetsyncServerEvent> {
-    let mut all = Vec::new();
-    loop {
-        let mut e = NetsyncServerEvent::default();
-        let mut has = false;
-        assert_eq!(netsync_server_poll_event(server, &mut e, &mut has), OK);
-        if !has {
-            return all;
-        }
-        all.push(e);
-    }
+    drain(|e, has| netsync_server_poll_event(server, e, has))
 }
 
 /// Ticks `client` at `now` and returns every shown transform.

@@ -116,9 +116,6 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
         }
         self.touched.clear();
         let touched = &mut self.touched;
-        // netsync patch: counted only when a packet comes from a new
-        // address (it took a pass over every connection on every poll).
-        let mut unestablished_connections: Option<usize> = None;
 
         let messenger = &mut self.messenger;
 
@@ -133,31 +130,23 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
                         touched.push(address);
                     }
                     if let Some(conn) = self.connections.get_mut(&address) {
-                        let was_est = conn.is_established();
                         conn.process_packet(messenger, payload, time);
-                        if !was_est && conn.is_established() {
-                            if let Some(n) = unestablished_connections.as_mut() {
-                                *n = n.saturating_sub(1);
-                            }
-                        }
                     } else {
                         let mut conn = TConnection::create_connection(messenger, address, time);
                         conn.process_packet(messenger, payload, time);
 
                         // We only allow a maximum amount number of unestablished connections to bet created
                         // from inbound packets to prevent packet flooding from allocating unbounded memory.
-                        let count = match unestablished_connections {
-                            Some(n) => n,
-                            None => self
-                                .connections
-                                .values()
-                                .filter(|c| !c.is_established())
-                                .count(),
-                        };
-                        unestablished_connections = Some(count);
-                        if count < self.max_unestablished_connections as usize {
+                        // netsync patch: counted here, when a packet comes from a
+                        // new address, not before every poll (a pass over every
+                        // connection each time).
+                        let unestablished_connections = self
+                            .connections
+                            .values()
+                            .filter(|c| !c.is_established())
+                            .count();
+                        if unestablished_connections < self.max_unestablished_connections as usize {
                             self.connections.insert(address, conn);
-                            unestablished_connections = Some(count + 1);
                         }
                     }
                 }
@@ -184,13 +173,7 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
                 TConnection::create_connection(messenger, event.address(), time)
             });
 
-            let was_est = conn.is_established();
             conn.process_event(messenger, event, time);
-            if !was_est && conn.is_established() {
-                if let Some(n) = unestablished_connections.as_mut() {
-                    *n = n.saturating_sub(1);
-                }
-            }
         }
 
         if !full {
