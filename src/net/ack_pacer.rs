@@ -318,14 +318,18 @@ impl PeerPacer {
 #[derive(Debug, Default)]
 pub struct Pacers {
     config: PacerConfig,
-    peers: HashMap<SocketAddr, PeerPacer>,
+    /// Looked up for every datagram. A fixed hash seed keeps the order
+    /// `due_each` visits peers in the same from run to run (deterministic
+    /// simulations); only admitted addresses are keys, so nobody can pick
+    /// keys to collide.
+    peers: HashMap<SocketAddr, PeerPacer, foldhash::fast::FixedState>,
 }
 
 impl Pacers {
     pub fn new(config: PacerConfig) -> Self {
         Pacers {
             config,
-            peers: HashMap::new(),
+            peers: HashMap::default(),
         }
     }
 
@@ -344,12 +348,15 @@ impl Pacers {
         }
     }
 
-    pub fn due(&mut self, addr: SocketAddr, now: f64) -> Due {
-        let config = self.config;
-        self.peers
-            .entry(addr)
-            .or_insert_with(|| PeerPacer::new(config))
-            .due(now)
+    /// Calls `each` with every peer that has reliable packets due now:
+    /// one pass over the peers, no lookup per peer.
+    pub fn due_each(&mut self, now: f64, mut each: impl FnMut(SocketAddr, Due)) {
+        for (&addr, pacer) in self.peers.iter_mut() {
+            let due = pacer.due(now);
+            if !due.is_empty() {
+                each(addr, due);
+            }
+        }
     }
 
     pub fn forget(&mut self, addr: &SocketAddr) {

@@ -88,9 +88,10 @@ impl<R: RawSocket> RelaySocket<R> {
         }
     }
 
-    /// Reliable packets due now for `addr`.
-    pub fn pace(&mut self, addr: SocketAddr, now: f64) -> Due {
-        self.pacers.due(addr, now)
+    /// Calls `each` with every admitted address that has reliable packets
+    /// due now (a pacer starts with the first datagram sent to it).
+    pub fn pace_each(&mut self, now: f64, each: impl FnMut(SocketAddr, Due)) {
+        self.pacers.due_each(now, each)
     }
 
     pub fn pacer_stats(&self, addr: &SocketAddr) -> Option<PacerStats> {

@@ -240,8 +240,13 @@ pub struct Relay {
     server_events: Vec<ServerEvent>,
     view: Vec<u64>,
     focus: Vec<Cell>,
-    /// Encoded updates of this send tick, shared by every client.
-    encoded: HashMap<u64, Vec<u8>>,
+    /// Encoded updates of this step, shared by every client: where each
+    /// entity's bytes lie in `encoded_bytes` (empty: it cannot be
+    /// encoded). Both keep their memory from step to step.
+    encoded: HashMap<u64, std::ops::Range<usize>>,
+    encoded_bytes: Vec<u8>,
+    /// The (entity, version) pairs of the snapshot being packed (reused).
+    sent_now: Vec<(u64, u64)>,
     /// Recent right changes, repeated unreliably.
     repeats: Vec<RightRepeat>,
     /// Clients dropped because they said goodbye or came back on a new
@@ -306,6 +311,8 @@ impl Relay {
             focus: Vec::new(),
             repeats: Vec::new(),
             encoded: HashMap::new(),
+            encoded_bytes: Vec::new(),
+            sent_now: Vec::new(),
             displaced: Vec::new(),
             next_global: 0.0,
             owner_lateness: Lateness::default(),
@@ -1200,7 +1207,7 @@ impl Relay {
         if due.is_empty() {
             return None;
         }
-        self.encoded.clear();
+        self.forget_encodings();
         let mut earliest = f64::INFINITY;
         for (client, at) in due {
             earliest = earliest.min(at);
@@ -1213,6 +1220,12 @@ impl Relay {
         Some(earliest)
     }
 
+    /// A new step encodes entities afresh (their age has moved on).
+    fn forget_encodings(&mut self) {
+        self.encoded.clear();
+        self.encoded_bytes.clear();
+    }
+
     /// Every client's snapshot at once, and the once-per-interval work:
     /// for tests and simulations that step the relay tick by tick.
     pub fn tick(&mut self, now: f64) {
@@ -1220,7 +1233,7 @@ impl Relay {
         self.lockstep.advance(now);
         self.global_tick(now);
         let ids: Vec<u32> = self.clients.keys().copied().collect();
-        self.encoded.clear();
+        self.forget_encodings();
         for client in ids {
             self.update_view(client);
             self.pack_for(client, now);
@@ -1387,20 +1400,29 @@ impl Relay {
             now
         };
         let mut packer = UpdatePacker::snapshot(time, c.snapshot_seq, self.config.mtu);
-        let mut sent_now: Vec<(u64, u64)> = Vec::new();
+        let mut sent_now = std::mem::take(&mut self.sent_now);
+        sent_now.clear();
         let p = self.config.precision;
         for &(_, id) in &self.scratch {
             let e = &self.entities[&id];
-            // One encoding per entity per tick, shared by every client.
-            let encoded = self.encoded.entry(id).or_insert_with(|| {
-                let mut update = e.update;
-                update.age = (now - e.server_time).max(0.0);
-                let mut w = Writer::new();
-                match update.encode(&mut w, &p) {
-                    Ok(()) => w.bytes,
-                    Err(_) => Vec::new(),
+            // One encoding per entity per step, shared by every client.
+            let range = match self.encoded.get(&id) {
+                Some(range) => range.clone(),
+                None => {
+                    let start = self.encoded_bytes.len();
+                    let mut update = e.update;
+                    update.age = (now - e.server_time).max(0.0);
+                    let mut w = Writer::with(std::mem::take(&mut self.encoded_bytes));
+                    if update.encode(&mut w, &p).is_err() {
+                        w.bytes.truncate(start); // never sent
+                    }
+                    self.encoded_bytes = w.bytes;
+                    let range = start..self.encoded_bytes.len();
+                    self.encoded.insert(id, range.clone());
+                    range
                 }
-            });
+            };
+            let encoded = &self.encoded_bytes[range];
             if encoded.is_empty() {
                 continue;
             }
@@ -1420,17 +1442,21 @@ impl Relay {
             c.snapshot_seq = packets.last().map_or(next_seq, |p| p.seq.wrapping_add(1));
             // What each packet carried, for a client that reports it lost.
             for p in &packets {
-                if c.recent.len() == RECENT_SNAPSHOTS {
-                    c.recent.pop_front();
-                }
-                let carried = p
-                    .tags
-                    .iter()
-                    .filter_map(|id| sent_now.iter().find(|s| s.0 == *id).copied())
-                    .collect();
+                // The oldest record's allocation carries the newest.
+                let mut carried = match c.recent.len() {
+                    RECENT_SNAPSHOTS => c.recent.pop_front().map(|r| r.1).unwrap_or_default(),
+                    _ => Vec::with_capacity(p.tags.len()),
+                };
+                carried.clear();
+                carried.extend(
+                    p.tags
+                        .iter()
+                        .filter_map(|id| sent_now.iter().find(|s| s.0 == *id).copied()),
+                );
                 c.recent.push_back((p.seq, carried));
             }
         }
+        self.sent_now = sent_now;
         for p in packets {
             self.stats.snapshot_bytes += p.bytes.len() as u64;
             self.stats.snapshot_packets += 1;

@@ -2,7 +2,7 @@
 //! the sans-IO [`Relay`] stepped in real time. Runs standalone
 //! (`netsync relay`) or embedded (`netsync_server_*`).
 
-use std::collections::{BTreeMap, HashMap};
+use foldhash::{HashMap, HashMapExt};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
@@ -357,8 +357,9 @@ pub struct RelayDriver<R: RawSocket> {
     relay: Relay,
     clock: NetClock,
     config: RelayServerConfig,
+    /// Looked up for every datagram (never iterated).
     ids: HashMap<SocketAddr, u32>,
-    addrs: BTreeMap<u32, SocketAddr>,
+    addrs: HashMap<u32, SocketAddr>,
     stats: RelayServerStats,
     next_pace: f64,
     keepalive: Vec<u8>,
@@ -395,7 +396,7 @@ impl<R: RawSocket> RelayDriver<R> {
             clock,
             config,
             ids: HashMap::new(),
-            addrs: BTreeMap::new(),
+            addrs: HashMap::new(),
             stats: RelayServerStats::default(),
             next_pace: 0.0,
             keepalive,
@@ -477,16 +478,15 @@ impl<R: RawSocket> RelayDriver<R> {
         let sender = self.manager.event_sender().clone();
         if now >= self.next_pace {
             self.next_pace = now + PACE_INTERVAL;
-            let socket = self.manager.socket_mut();
-            for &addr in self.addrs.values() {
-                let due = socket.pace(addr, now);
+            let (ack_request, keepalive) = (&self.ack_request, &self.keepalive);
+            self.manager.socket_mut().pace_each(now, |addr, due| {
                 for _ in 0..due.ack_requests {
-                    let _ = sender.send(Packet::reliable_unordered(addr, self.ack_request.clone()));
+                    let _ = sender.send(Packet::reliable_unordered(addr, ack_request.clone()));
                 }
                 if due.keepalive {
-                    let _ = sender.send(Packet::reliable_unordered(addr, self.keepalive.clone()));
+                    let _ = sender.send(Packet::reliable_unordered(addr, keepalive.clone()));
                 }
-            }
+            });
         }
         // Reliable messages per client, in order, batched (wire/batch.rs).
         let mut reliable: Vec<(u32, Vec<u8>)> = Vec::new();
@@ -514,12 +514,15 @@ impl<R: RawSocket> RelayDriver<R> {
                 let _ = sender.send(Packet::reliable_ordered(addr, payload, Some(0)));
             }
         }
+        // Sent before laminar handles what arrived since the last step:
+        // a backlog of input never delays the snapshots that are due.
+        self.manager.send_queued(self.clock.instant());
+        if let Some(due) = earliest_due {
+            self.stats.tick_times.record(self.clock.now() - due);
+        }
         self.manager.manual_poll(self.clock.instant());
         // Input, stamped with the time it was read; answers go next step.
         let now = self.clock.now();
-        if let Some(due) = earliest_due {
-            self.stats.tick_times.record(now - due);
-        }
         for (addr, admission) in self.manager.socket_mut().take_admitted() {
             self.ids.insert(addr, admission.client_id);
             self.addrs.insert(admission.client_id, addr);

@@ -195,7 +195,7 @@ fn send_packets(
     match packets {
         Ok(packets) => {
             for outgoing in packets {
-                ctx.send_packet(address, &outgoing.contents());
+                ctx.send_packet(address, &outgoing.into_contents());
             }
         }
         Err(error) => error!("Error occured processing {}: {:?}", err_context, error),

@@ -114,7 +114,8 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
         if full {
             self.last_full_update = Some(time);
         }
-        self.touched.clear();
+        // netsync patch: `touched` may already hold the connections
+        // `send_queued` sent to; it is cleared once they are updated.
         let touched = &mut self.touched;
 
         let messenger = &mut self.messenger;
@@ -184,8 +185,10 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
                     conn.update(messenger, time);
                 }
             }
+            touched.clear();
             return;
         }
+        touched.clear();
 
         // update all connections
         for conn in self.connections.values_mut() {
@@ -195,6 +198,22 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
         // iterate through all connections and remove those that should be dropped
         self.connections
             .retain(|_, conn| !conn.should_drop(messenger, time));
+    }
+
+    /// netsync patch: sends the packets queued so far, as `manual_poll`
+    /// does after it has handled everything received. A caller with
+    /// outgoing data ready sends it first, so that its latency does not
+    /// include the handling of a backlog of arrivals. The next
+    /// `manual_poll` updates the connections sent to.
+    pub fn send_queued(&mut self, time: Instant) {
+        let messenger = &mut self.messenger;
+        while let Ok(event) = self.user_event_receiver.try_recv() {
+            self.touched.push(event.address());
+            let conn = self.connections.entry(event.address()).or_insert_with(|| {
+                TConnection::create_connection(messenger, event.address(), time)
+            });
+            conn.process_event(messenger, event, time);
+        }
     }
 
     /// Returns a handle to the event sender which provides a thread-safe way to enqueue user events
