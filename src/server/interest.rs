@@ -7,6 +7,8 @@
 //! device class. An entity leaves a view only one cell beyond the radius,
 //! so that one moving along a cell border does not flicker in and out.
 
+use std::collections::hash_map::Entry;
+
 use foldhash::HashMap;
 
 use glam::Vec3;
@@ -37,6 +39,10 @@ pub struct InterestIndex {
     placements: HashMap<u64, Placement>,
     cells: HashMap<Cell, Vec<u64>>,
     regions: HashMap<u32, Vec<u64>>,
+    /// Counts changes to which entities the index holds or where a region
+    /// puts them (not moves between cells): views older than the latest
+    /// one must be recomputed now, not at their next refresh.
+    changes: u64,
 }
 
 fn unlist<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Vec<u64>>, key: K, entity: u64) {
@@ -96,10 +102,21 @@ impl InterestIndex {
         self.placements.keys().copied()
     }
 
+    /// Changes so far to which entities the index holds or their regions.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Indexes `entity` (if new) and moves it to the cell of `position`.
     pub fn place(&mut self, entity: u64, position: Option<Vec3>) {
         let cell = position.and_then(|p| self.cell_of(p));
-        let placement = self.placements.entry(entity).or_default();
+        let placement = match self.placements.entry(entity) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => {
+                self.changes += 1;
+                v.insert(Placement::default())
+            }
+        };
         if placement.region != 0 || (placement.cell == cell && cell.is_some()) {
             return;
         }
@@ -107,6 +124,9 @@ impl InterestIndex {
         if cell.is_none() && old.is_some() {
             // No new position: keep the last cell.
             return;
+        }
+        if old.is_none() && cell.is_some() {
+            self.changes += 1; // first seen in a cell
         }
         placement.cell = cell;
         if let Some(old) = old {
@@ -120,6 +140,7 @@ impl InterestIndex {
     /// Puts `entity` in an explicit `region` (0: back on the grid) and
     /// sets the least device class that sees it.
     pub fn set_region(&mut self, entity: u64, region: u32, min_class: u8) {
+        self.changes += 1;
         let placement = *self.placements.entry(entity).or_default();
         if placement.region != 0 {
             unlist(&mut self.regions, placement.region, entity);
@@ -138,6 +159,7 @@ impl InterestIndex {
 
     pub fn remove(&mut self, entity: u64) {
         if let Some(p) = self.placements.remove(&entity) {
+            self.changes += 1;
             if p.region != 0 {
                 unlist(&mut self.regions, p.region, entity);
             } else if let Some(cell) = p.cell {

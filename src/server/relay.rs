@@ -192,9 +192,16 @@ struct Client {
     /// Entities it controls (its interest focus).
     controlled: HashSet<u64>,
     interest: InterestSpec,
-    /// Entities in its interest at the last tick (never those it holds),
-    /// sorted.
+    /// Entities in its interest when its view was last computed (never
+    /// those it holds), sorted.
     visible: Vec<u64>,
+    /// Whether `visible` is still right apart from moves between cells
+    /// (false: something it depends on changed: interest, controlled
+    /// entities, send rights), when it was computed, and the index's
+    /// change count then ([`Relay::view_due`]).
+    view_fresh: bool,
+    view_at: f64,
+    view_changes: u64,
     /// Claims applied (they arrive more than once).
     claims: SeqWindow,
     /// When its next snapshot is due ([`Relay::step`] spreads clients
@@ -209,6 +216,12 @@ struct Client {
     repairs: Vec<(u16, Vec<u64>)>,
 }
 
+/// Longest a client's view goes without being recomputed (s): moves
+/// between cells show up within it. Everything else that changes a view
+/// (entities added or removed, regions, interest, rights) takes effect on
+/// the client's next tick; recomputing on every tick was a tenth of a
+/// relay's time at 1 000 clients.
+const VIEW_REFRESH: f64 = 0.1;
 /// Within this long (s), a state with the same send counter as the one
 /// stored is a repeat of it (the counter wraps after 256 sends).
 const REPEAT_WINDOW: f64 = 0.5;
@@ -481,6 +494,10 @@ impl Relay {
             let payload = self.encode(&right_changed(change));
             self.repeats.retain(|r| r.entity != change.entity);
             let involved = [change.holder, change.previous];
+            // A client never sees what it holds: both views change.
+            for client in involved.into_iter().flatten() {
+                self.view_changed(client);
+            }
             self.repeats.push(RightRepeat {
                 entity: change.entity,
                 payload: payload.clone(),
@@ -716,6 +733,7 @@ impl Relay {
             Message::Interest(spec) => {
                 if let Some(c) = self.clients.get_mut(&client) {
                     c.interest = spec;
+                    c.view_fresh = false;
                 }
             }
             Message::EntityInterest {
@@ -775,6 +793,7 @@ impl Relay {
                 if kind == EntityKind::Controlled {
                     if let Some(c) = self.clients.get_mut(&client) {
                         c.controlled.insert(entity);
+                        c.view_fresh = false; // a new focus
                     }
                 }
                 if !self.index.contains(entity) {
@@ -1211,7 +1230,9 @@ impl Relay {
         let mut earliest = f64::INFINITY;
         for (client, at) in due {
             earliest = earliest.min(at);
-            self.update_view(client);
+            if self.view_due(client, now) {
+                self.update_view(client, now);
+            }
             self.pack_for(client, now);
             if let Some(c) = self.clients.get_mut(&client) {
                 c.next_tick = next_in_phase(at, now, interval);
@@ -1235,7 +1256,7 @@ impl Relay {
         let ids: Vec<u32> = self.clients.keys().copied().collect();
         self.forget_encodings();
         for client in ids {
-            self.update_view(client);
+            self.update_view(client, now);
             self.pack_for(client, now);
         }
     }
@@ -1271,13 +1292,32 @@ impl Relay {
         self.flush_side_channels();
     }
 
+    /// Whether `client`'s view must be recomputed before its snapshot.
+    fn view_due(&self, client: u32, now: f64) -> bool {
+        self.clients.get(&client).is_some_and(|c| {
+            !c.view_fresh
+                || c.view_changes != self.index.changes()
+                || now - c.view_at >= VIEW_REFRESH
+        })
+    }
+
+    /// Has `client`'s view recomputed at its next tick.
+    fn view_changed(&mut self, client: u32) {
+        if let Some(c) = self.clients.get_mut(&client) {
+            c.view_fresh = false;
+        }
+    }
+
     /// Recomputes what `client` sees: entities leaving its interest are
     /// removed on its side, entities entering get their component states
     /// now and their transform in this tick's snapshot.
-    fn update_view(&mut self, client: u32) {
+    fn update_view(&mut self, client: u32, now: f64) {
         let Some(c) = self.clients.get_mut(&client) else {
             return;
         };
+        c.view_fresh = true;
+        c.view_at = now;
+        c.view_changes = self.index.changes();
         self.focus.clear();
         self.focus
             .extend(c.controlled.iter().filter_map(|&e| self.index.cell(e)));
@@ -2213,5 +2253,145 @@ mod s2_tests {
         assert_eq!(served, 100, "{per_step:?}");
         // 100 clients over 35 steps: a handful each, not all in one.
         assert!(per_step.iter().all(|&n| n <= 10), "{per_step:?}");
+    }
+
+    /// Steps the relay every millisecond over [from, to) and returns when
+    /// each entity first reached `client` in a snapshot.
+    fn first_seen(relay: &mut Relay, client: u32, from: f64, to: f64) -> Vec<(u64, f64)> {
+        let mut seen: Vec<(u64, f64)> = Vec::new();
+        let mut t = from;
+        while t < to {
+            relay.step(t);
+            for (c, m) in decoded(relay) {
+                let Message::Snapshot { updates, .. } = m else {
+                    continue;
+                };
+                for u in updates {
+                    if c == client && !seen.iter().any(|s| s.0 == u.entity) {
+                        seen.push((u.entity, t));
+                    }
+                }
+            }
+            t += 0.001;
+        }
+        seen
+    }
+
+    #[test]
+    fn views_follow_moves_within_the_refresh_and_other_changes_at_once() {
+        let mut relay = Relay::new(RelayConfig {
+            cell_size: 10.0,
+            ..Default::default()
+        });
+        let tick = 1.0 / relay.config().send_rate + 0.002;
+        relay.join(1, 0.0);
+        relay.join(2, 0.0);
+        relay.register_controlled(1, &[10], 0.0);
+        relay.register_controlled(2, &[20, 40], 0.0);
+        relay.receive(1, &at(10, 5.0, 5.0, 0.0), 0.0);
+        relay.receive(
+            1,
+            &bytes(Message::Interest(InterestSpec {
+                global_view: false,
+                device_class: 0,
+                radius: 0,
+                regions: vec![],
+            })),
+            0.0,
+        );
+        relay.receive(2, &at(20, 35.0, 5.0, 0.0), 0.0);
+        relay.receive(2, &at(40, 500.0, 500.0, 0.0), 0.0);
+        assert!(first_seen(&mut relay, 1, 0.0, 0.2).is_empty());
+        // 20 walks into client 1's cell: seen within a refresh and a tick.
+        relay.receive(2, &at(20, 6.0, 6.0, 0.2), 0.2);
+        let seen = first_seen(&mut relay, 1, 0.2, 0.5);
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(seen[0].1 - 0.2 <= VIEW_REFRESH + tick, "{seen:?}");
+        // A new entity, placed by its first state a tick after it was
+        // registered: on client 1's next tick.
+        relay.register_controlled(2, &[30], 0.5);
+        assert!(first_seen(&mut relay, 1, 0.5, 0.55).is_empty());
+        relay.receive(2, &at(30, 7.0, 7.0, 0.55), 0.55);
+        let seen = first_seen(&mut relay, 1, 0.55, 0.8);
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(seen[0].1 - 0.55 <= tick, "{seen:?}");
+        // A wider interest: at once too.
+        relay.receive(
+            1,
+            &bytes(Message::Interest(InterestSpec {
+                global_view: true,
+                device_class: 0,
+                radius: 0,
+                regions: vec![],
+            })),
+            0.8,
+        );
+        let seen = first_seen(&mut relay, 1, 0.8, 1.0);
+        assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), vec![40]);
+        assert!(seen[0].1 - 0.8 <= tick, "{seen:?}");
+    }
+
+    #[test]
+    fn a_claimed_entity_leaves_the_claimers_snapshots_at_once() {
+        let mut relay = Relay::new(RelayConfig::default());
+        relay.join(1, 0.0);
+        relay.join(3, 0.0);
+        relay.register_controlled(1, &[10], 0.0);
+        relay.receive(
+            3,
+            &bytes(Message::Register {
+                entity: 100,
+                kind: entity_kind::NEUTRAL,
+            }),
+            0.0,
+        );
+        let (holder, epoch) = relay.holder(100).unwrap();
+        assert_eq!(holder, Some(3), "the first to register holds it");
+        // State of 100 from its holder, moving (x grows with time).
+        let moving = |epoch: u32, t: f64| {
+            bytes(Message::OwnedState {
+                server_time: t,
+                updates: vec![EntityUpdate {
+                    entity: 100,
+                    pose: Pose::new(Vec3::new(t as f32, 0.0, 0.0), Quat::IDENTITY),
+                    velocity: Some(Vec3::X),
+                    angular_velocity: None,
+                    teleport: false,
+                    age: 0.0,
+                    sequence: send_counter(t),
+                    epoch,
+                }],
+            })
+        };
+        relay.receive(3, &moving(epoch, 0.0), 0.0);
+        let seen = first_seen(&mut relay, 1, 0.0, 0.5);
+        assert!(seen.iter().any(|s| s.0 == 100), "1 sees 100: {seen:?}");
+        relay.receive(
+            1,
+            &bytes(Message::Claim {
+                mine: 10,
+                other: 100,
+                epoch,
+                seq: 1,
+            }),
+            0.5,
+        );
+        let (holder, epoch) = relay.holder(100).unwrap();
+        assert_eq!(holder, Some(1), "the claim is granted");
+        // 1 now moves 100 itself (a state every step, so that any tick
+        // would have news of it): none of its states come back to it.
+        for ms in 500..1000u32 {
+            let t = ms as f64 / 1000.0;
+            relay.receive(1, &moving(epoch, t), t);
+            relay.step(t);
+            for (c, m) in decoded(&mut relay) {
+                if let Message::Snapshot { updates, .. } = m {
+                    assert!(
+                        c != 1 || updates.iter().all(|u| u.entity != 100),
+                        "its own entity echoed back at {t}"
+                    );
+                }
+            }
+        }
     }
 }
