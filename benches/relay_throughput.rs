@@ -427,6 +427,12 @@ fn run(clients: usize, seconds: f64, with_flood: bool) -> Run {
             relay_cpu_start = thread_cpu_seconds("netsync-relay");
             bots_cpu_start = self_thread_cpu_seconds();
             ticks_start = Some(relay_server.stats().tick_times);
+            if std::env::var_os("VERBOSE").is_some() {
+                eprintln!(
+                    "{clients} clients, warm-up done: relay {:?}",
+                    relay_server.stats().relay
+                );
+            }
             if with_flood {
                 let stop = stop_flood.clone();
                 flooder = Some(std::thread::spawn(move || flood(relay, stop)));
