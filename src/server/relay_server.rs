@@ -234,7 +234,7 @@ pub(crate) fn laminar_config(idle_timeout: f64) -> Config {
         // only carry acks (third_party/laminar/README-NETSYNC.md, 3).
         resend_min_payload: 2,
         // Heartbeats, resends on no news and timeouts may be 10 ms late;
-        // a relay polling a thousand connections every millisecond then
+        // a relay polling a thousand connections every 0.5 ms then
         // visits only those with traffic (README-NETSYNC.md, 4).
         full_update_interval: Duration::from_millis(10),
         ..Config::default()
