@@ -2146,30 +2146,37 @@ mod s2_tests {
             && matches!(m, Message::ComponentState { entity: 10, data, .. } if data == b"hp=9")));
     }
 
+    /// Client `client` sees only its own cell, or everything.
+    fn set_interest(relay: &mut Relay, client: u32, global_view: bool, t: f64) {
+        let spec = InterestSpec {
+            global_view,
+            device_class: 0,
+            radius: 0,
+            regions: vec![],
+        };
+        relay.receive(client, &bytes(Message::Interest(spec)), t);
+    }
+
+    /// Clients 1 and 2 on a 10 m grid: 1's entity 10 stands in cell
+    /// (0, 0) and 1 looks at that cell only; 2's entity 20 is three cells
+    /// away, and 2 also registers `more` (not placed yet).
+    fn client_1_looks_at_its_cell_only(relay: &mut Relay, more: &[u64]) {
+        relay.join(1, 0.0);
+        relay.join(2, 0.0);
+        relay.register_controlled(1, &[10], 0.0);
+        relay.register_controlled(2, &[&[20], more].concat(), 0.0);
+        relay.receive(1, &at(10, 5.0, 5.0, 0.0), 0.0);
+        set_interest(relay, 1, false, 0.0);
+        relay.receive(2, &at(20, 35.0, 5.0, 0.0), 0.0);
+    }
+
     #[test]
     fn entities_enter_and_leave_a_clients_interest() {
         let mut relay = Relay::new(RelayConfig {
             cell_size: 10.0,
             ..Default::default()
         });
-        relay.join(1, 0.0);
-        relay.join(2, 0.0);
-        relay.register_controlled(1, &[10], 0.0);
-        relay.register_controlled(2, &[20], 0.0);
-        // Client 1 stands in cell (0, 0) and looks at its own cell only.
-        relay.receive(1, &at(10, 5.0, 5.0, 0.0), 0.0);
-        relay.receive(
-            1,
-            &bytes(Message::Interest(InterestSpec {
-                global_view: false,
-                device_class: 0,
-                radius: 0,
-                regions: vec![],
-            })),
-            0.0,
-        );
-        // Client 2's entity is three cells away.
-        relay.receive(2, &at(20, 35.0, 5.0, 0.0), 0.0);
+        client_1_looks_at_its_cell_only(&mut relay, &[]);
         relay.tick(0.05);
         let out = decoded(&mut relay);
         let snap_for = |out: &[(u32, Message)], client| {
@@ -2284,22 +2291,7 @@ mod s2_tests {
             ..Default::default()
         });
         let tick = 1.0 / relay.config().send_rate + 0.002;
-        relay.join(1, 0.0);
-        relay.join(2, 0.0);
-        relay.register_controlled(1, &[10], 0.0);
-        relay.register_controlled(2, &[20, 40], 0.0);
-        relay.receive(1, &at(10, 5.0, 5.0, 0.0), 0.0);
-        relay.receive(
-            1,
-            &bytes(Message::Interest(InterestSpec {
-                global_view: false,
-                device_class: 0,
-                radius: 0,
-                regions: vec![],
-            })),
-            0.0,
-        );
-        relay.receive(2, &at(20, 35.0, 5.0, 0.0), 0.0);
+        client_1_looks_at_its_cell_only(&mut relay, &[40]);
         relay.receive(2, &at(40, 500.0, 500.0, 0.0), 0.0);
         assert!(first_seen(&mut relay, 1, 0.0, 0.2).is_empty());
         // 20 walks into client 1's cell: seen within a refresh and a tick.
@@ -2316,16 +2308,7 @@ mod s2_tests {
         assert_eq!(seen.len(), 1, "{seen:?}");
         assert!(seen[0].1 - 0.55 <= tick, "{seen:?}");
         // A wider interest: at once too.
-        relay.receive(
-            1,
-            &bytes(Message::Interest(InterestSpec {
-                global_view: true,
-                device_class: 0,
-                radius: 0,
-                regions: vec![],
-            })),
-            0.8,
-        );
+        set_interest(&mut relay, 1, true, 0.8);
         let seen = first_seen(&mut relay, 1, 0.8, 1.0);
         assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), vec![40]);
         assert!(seen[0].1 - 0.8 <= tick, "{seen:?}");
