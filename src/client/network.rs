@@ -676,14 +676,17 @@ impl ClientDriver {
             self.relay_instance = instance;
             self.last_global = next_global.saturating_sub(1);
         }
-        let mut queue = vec![Message::Session {
-            session: self.session,
-            last_global: self.last_global,
-        }];
+        // The interest right after the session, in the same packet: the
+        // relay shows a joiner nothing until it has one (the default global
+        // view when the game set none).
+        let mut queue = vec![
+            Message::Session {
+                session: self.session,
+                last_global: self.last_global,
+            },
+            Message::Interest(self.interest.clone().unwrap_or_default()),
+        ];
         queue.extend(self.registrations.iter().cloned());
-        if let Some(spec) = &self.interest {
-            queue.push(Message::Interest(spec.clone()));
-        }
         let mut interests: Vec<_> = self.entity_interests.iter().collect();
         interests.sort_unstable_by_key(|(e, _)| **e);
         for (&entity, &(region, min_class)) in interests {

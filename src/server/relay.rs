@@ -202,6 +202,10 @@ struct Client {
     view_fresh: bool,
     view_at: f64,
     view_changes: u64,
+    /// When it joined, and whether it has declared an interest since
+    /// ([`INTEREST_GRACE`]).
+    joined_at: f64,
+    interest_declared: bool,
     /// Claims applied (they arrive more than once).
     claims: SeqWindow,
     /// When its next snapshot is due ([`Relay::step`] spreads clients
@@ -222,6 +226,13 @@ struct Client {
 /// the client's next tick; recomputing on every tick was a tenth of a
 /// relay's time at 1 000 clients.
 const VIEW_REFRESH: f64 = 0.1;
+/// How long a client that joined sees nothing while its interest is on
+/// the way (s). The client library declares one right after the welcome
+/// (the global view unless the game set another), so its first snapshot
+/// already follows it; before, a client joining a big world got a tick or
+/// two of the whole world and then the removals. A client that declares
+/// none gets the default global view after this.
+const INTEREST_GRACE: f64 = 0.5;
 /// Within this long (s), a state with the same send counter as the one
 /// stored is a repeat of it (the counter wraps after 256 sends).
 const REPEAT_WINDOW: f64 = 0.5;
@@ -455,7 +466,9 @@ impl Relay {
         // ratio so that any number of clients covers it evenly.
         let phase = (client as f64 * 0.618_033_988_75).fract();
         let interval = 1.0 / self.config.send_rate.max(1.0);
-        self.clients.entry(client).or_default().next_tick = now + phase * interval;
+        let c = self.clients.entry(client).or_default();
+        c.next_tick = now + phase * interval;
+        c.joined_at = now;
         let welcome = self.encode(&Message::Welcome {
             client_id: client,
             server_time: now,
@@ -733,6 +746,7 @@ impl Relay {
             Message::Interest(spec) => {
                 if let Some(c) = self.clients.get_mut(&client) {
                     c.interest = spec;
+                    c.interest_declared = true;
                     c.view_fresh = false;
                 }
             }
@@ -1322,8 +1336,12 @@ impl Relay {
         self.focus
             .extend(c.controlled.iter().filter_map(|&e| self.index.cell(e)));
         let mut view = std::mem::take(&mut self.view);
-        self.index
-            .visible(&c.interest, &self.focus, &c.visible, &mut view);
+        if c.interest_declared || now - c.joined_at >= INTEREST_GRACE {
+            self.index
+                .visible(&c.interest, &self.focus, &c.visible, &mut view);
+        } else {
+            view.clear(); // its interest is on the way
+        }
         // Selective sync: never what the client holds itself.
         let rights = &self.rights;
         view.retain(|&e| rights.holder(e).is_none_or(|(h, _)| h != Some(client)));
@@ -1608,9 +1626,21 @@ fn right_changed(change: super::send_rights::RightChange) -> Message {
     }
 }
 
-/// Tests declare entities as a client does, through the wire.
+/// Tests declare entities and interests as a client does, through the
+/// wire.
 #[cfg(test)]
 impl Relay {
+    /// Admits `client`, which declares the default (global) interest at
+    /// once, as the client library does after the welcome.
+    fn join_seeing_all(&mut self, client: u32, now: f64) {
+        self.join(client, now);
+        let mut w = Writer::new();
+        Message::Interest(InterestSpec::default())
+            .encode(&mut w, &self.config.precision)
+            .unwrap();
+        self.receive(client, &w.bytes, now);
+    }
+
     fn register_controlled(&mut self, client: u32, ids: &[u64], now: f64) {
         for &entity in ids {
             let mut w = Writer::new();
@@ -1692,8 +1722,8 @@ mod tests {
     #[test]
     fn welcome_then_others_state_but_never_your_own() {
         let mut relay = Relay::new(RelayConfig::default());
-        relay.join(1, 10.0);
-        relay.join(2, 10.0);
+        relay.join_seeing_all(1, 10.0);
+        relay.join_seeing_all(2, 10.0);
         let out = take(&mut relay);
         assert!(matches!(
             out[0],
@@ -1734,8 +1764,8 @@ mod tests {
     #[test]
     fn only_the_owner_speaks_for_an_entity() {
         let mut relay = Relay::new(RelayConfig::default());
-        relay.join(1, 0.0);
-        relay.join(2, 0.0);
+        relay.join_seeing_all(1, 0.0);
+        relay.join_seeing_all(2, 0.0);
         relay.register_controlled(1, &[7], 0.0);
         relay.receive(1, &state(&[7], 1.0, 0.0), 0.0);
         relay.receive(2, &state(&[7], 99.0, 0.1), 0.1);
@@ -1744,7 +1774,7 @@ mod tests {
         relay.receive(2, &state(&[8], 5.0, 0.1), 0.1);
         assert_eq!(relay.stats().rejected_not_owner, 2);
         assert_eq!(relay.holder(8), None);
-        relay.join(3, 0.2);
+        relay.join_seeing_all(3, 0.2);
         take(&mut relay);
         relay.tick(0.2);
         let out = take(&mut relay);
@@ -1764,12 +1794,12 @@ mod tests {
     #[test]
     fn late_joiner_gets_the_whole_scene_and_leavers_are_announced() {
         let mut relay = Relay::new(RelayConfig::default());
-        relay.join(1, 0.0);
+        relay.join_seeing_all(1, 0.0);
         let ids: Vec<u64> = (0..50).collect();
         relay.register_controlled(1, &ids, 0.0);
         relay.receive(1, &state(&ids, 1.0, 0.0), 0.0);
         relay.tick(0.03);
-        relay.join(2, 1.0);
+        relay.join_seeing_all(2, 1.0);
         take(&mut relay);
         relay.tick(1.03);
         let out = take(&mut relay);
@@ -1798,8 +1828,8 @@ mod tests {
             ..Default::default()
         };
         let mut relay = Relay::new(config);
-        relay.join(1, 0.0);
-        relay.join(2, 0.0);
+        relay.join_seeing_all(1, 0.0);
+        relay.join_seeing_all(2, 0.0);
         let ids: Vec<u64> = (0..200).collect();
         relay.register_controlled(1, &ids, 0.0);
         relay.receive(1, &state(&ids, 1.0, 0.0), 0.0);
@@ -1822,7 +1852,7 @@ mod tests {
     #[test]
     fn pings_malformed_input_and_bad_stamps() {
         let mut relay = Relay::new(RelayConfig::default());
-        relay.join(1, 0.0);
+        relay.join_seeing_all(1, 0.0);
         take(&mut relay);
         let mut w = Writer::new();
         Message::Ping {
@@ -1863,7 +1893,7 @@ mod rights_tests {
     fn right_changes_repeat_unreliably_to_everyone() {
         let mut relay = Relay::new(RelayConfig::default());
         for c in 1..=3 {
-            relay.join(c, 0.0);
+            relay.join_seeing_all(c, 0.0);
         }
         relay.receive(
             1,
@@ -1971,7 +2001,7 @@ mod s2_tests {
     fn global_commands_are_numbered_once_and_reach_everyone() {
         let mut relay = Relay::new(RelayConfig::default());
         for c in 1..=3 {
-            relay.join(c, 0.0);
+            relay.join_seeing_all(c, 0.0);
             session(&mut relay, c, 100 + c as u64);
         }
         relay.drain().for_each(drop);
@@ -2019,7 +2049,7 @@ mod s2_tests {
         );
         // Client 2 reconnects as 4 after seeing only command 1: it gets 2.
         relay.leave(2, 2.0);
-        relay.join(4, 2.1);
+        relay.join_seeing_all(4, 2.1);
         relay.drain().for_each(drop);
         relay.receive(
             4,
@@ -2046,8 +2076,8 @@ mod s2_tests {
     #[test]
     fn component_commands_go_to_the_holder_or_the_server() {
         let mut relay = Relay::new(RelayConfig::default());
-        relay.join(1, 0.0);
-        relay.join(2, 0.0);
+        relay.join_seeing_all(1, 0.0);
+        relay.join_seeing_all(2, 0.0);
         session(&mut relay, 1, 11);
         session(&mut relay, 2, 22);
         relay.register_controlled(1, &[10], 0.0);
@@ -2108,8 +2138,8 @@ mod s2_tests {
     #[test]
     fn component_state_only_from_the_holder_and_late_viewers_get_it() {
         let mut relay = Relay::new(RelayConfig::default());
-        relay.join(1, 0.0);
-        relay.join(2, 0.0);
+        relay.join_seeing_all(1, 0.0);
+        relay.join_seeing_all(2, 0.0);
         session(&mut relay, 1, 11);
         session(&mut relay, 2, 22);
         relay.register_controlled(1, &[10], 0.0);
@@ -2139,7 +2169,7 @@ mod s2_tests {
         assert_eq!(states, vec![(2, b"hp=9".to_vec())]);
         assert_eq!(relay.stats().rejected_not_owner, 1);
         // A late joiner gets the stored state with the entity.
-        relay.join(3, 1.0);
+        relay.join_seeing_all(3, 1.0);
         relay.tick(1.0);
         let out = decoded(&mut relay);
         assert!(out.iter().any(|(c, m)| *c == 3
@@ -2161,8 +2191,8 @@ mod s2_tests {
     /// (0, 0) and 1 looks at that cell only; 2's entity 20 is three cells
     /// away, and 2 also registers `more` (not placed yet).
     fn client_1_looks_at_its_cell_only(relay: &mut Relay, more: &[u64]) {
-        relay.join(1, 0.0);
-        relay.join(2, 0.0);
+        relay.join_seeing_all(1, 0.0);
+        relay.join_seeing_all(2, 0.0);
         relay.register_controlled(1, &[10], 0.0);
         relay.register_controlled(2, &[&[20], more].concat(), 0.0);
         relay.receive(1, &at(10, 5.0, 5.0, 0.0), 0.0);
@@ -2245,7 +2275,7 @@ mod s2_tests {
     fn send_ticks_stay_spread_after_a_stall() {
         let mut relay = Relay::new(RelayConfig::default());
         for client in 1..=100 {
-            relay.join(client, 0.0);
+            relay.join_seeing_all(client, 0.0);
         }
         // Every client sees an entity of another's: a snapshot each tick.
         relay.register_controlled(1, &[1], 0.0);
@@ -2263,9 +2293,10 @@ mod s2_tests {
     }
 
     /// Steps the relay every millisecond over [from, to) and returns when
-    /// each entity first reached `client` in a snapshot.
-    fn first_seen(relay: &mut Relay, client: u32, from: f64, to: f64) -> Vec<(u64, f64)> {
-        let mut seen: Vec<(u64, f64)> = Vec::new();
+    /// each entity first reached each client in a snapshot: (client,
+    /// entity, time).
+    fn first_sights(relay: &mut Relay, from: f64, to: f64) -> Vec<(u32, u64, f64)> {
+        let mut seen: Vec<(u32, u64, f64)> = Vec::new();
         let mut t = from;
         while t < to {
             relay.step(t);
@@ -2274,14 +2305,23 @@ mod s2_tests {
                     continue;
                 };
                 for u in updates {
-                    if c == client && !seen.iter().any(|s| s.0 == u.entity) {
-                        seen.push((u.entity, t));
+                    if !seen.iter().any(|s| s.0 == c && s.1 == u.entity) {
+                        seen.push((c, u.entity, t));
                     }
                 }
             }
             t += 0.001;
         }
         seen
+    }
+
+    /// [`first_sights`] of one client: (entity, time).
+    fn first_seen(relay: &mut Relay, client: u32, from: f64, to: f64) -> Vec<(u64, f64)> {
+        first_sights(relay, from, to)
+            .into_iter()
+            .filter(|s| s.0 == client)
+            .map(|s| (s.1, s.2))
+            .collect()
     }
 
     #[test]
@@ -2317,8 +2357,8 @@ mod s2_tests {
     #[test]
     fn a_claimed_entity_leaves_the_claimers_snapshots_at_once() {
         let mut relay = Relay::new(RelayConfig::default());
-        relay.join(1, 0.0);
-        relay.join(3, 0.0);
+        relay.join_seeing_all(1, 0.0);
+        relay.join_seeing_all(3, 0.0);
         relay.register_controlled(1, &[10], 0.0);
         relay.receive(
             3,
@@ -2376,5 +2416,33 @@ mod s2_tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_joiner_sees_nothing_until_its_interest_arrives_or_the_grace_ends() {
+        let mut relay = Relay::new(RelayConfig {
+            cell_size: 10.0,
+            ..Default::default()
+        });
+        // Client 1 is in the world with entity 10 far from the joiners.
+        relay.join_seeing_all(1, 0.0);
+        relay.register_controlled(1, &[10], 0.0);
+        relay.receive(1, &at(10, 500.0, 500.0, 0.0), 0.0);
+        relay.join(2, 1.0);
+        relay.join(3, 1.0);
+        // 2's interest arrives a round trip later: it never sees 10.
+        let early = first_sights(&mut relay, 1.0, 1.1);
+        assert!(early.iter().all(|s| s.0 == 1), "{early:?}");
+        relay.register_controlled(2, &[20], 1.1);
+        relay.receive(2, &at(20, 5.0, 5.0, 1.1), 1.1);
+        set_interest(&mut relay, 2, false, 1.1);
+        let later = first_sights(&mut relay, 1.1, 2.0);
+        assert!(later.iter().all(|s| s.0 != 2), "{later:?}");
+        assert_eq!(relay.stats().interest_removals, 0);
+        // 3 declares none: the global view once the grace is over.
+        let mut seen: Vec<_> = later.iter().filter(|s| s.0 == 3).collect();
+        seen.sort_by_key(|s| s.1);
+        assert_eq!(seen.iter().map(|s| s.1).collect::<Vec<_>>(), vec![10, 20]);
+        assert!(seen.iter().all(|s| s.2 >= 1.0 + INTEREST_GRACE), "{seen:?}");
     }
 }
