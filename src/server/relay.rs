@@ -195,17 +195,14 @@ struct Client {
     /// Entities in its interest when its view was last computed (never
     /// those it holds), sorted.
     visible: Vec<u64>,
-    /// Whether `visible` is still right apart from moves between cells
-    /// (false: something it depends on changed: interest, controlled
-    /// entities, send rights), when it was computed, and the index's
-    /// change count then ([`Relay::view_due`]).
-    view_fresh: bool,
+    /// When `visible` was computed (minus infinity: something it depends
+    /// on changed since: interest, controlled entities, send rights) and
+    /// the index's change count then ([`Relay::view_due`]).
     view_at: f64,
     view_changes: u64,
-    /// When it joined, and whether it has declared an interest since
-    /// ([`INTEREST_GRACE`]).
-    joined_at: f64,
-    interest_declared: bool,
+    /// Until when it sees nothing, its interest being on the way
+    /// ([`INTEREST_GRACE`]; minus infinity once it declared one).
+    awaiting_interest_until: f64,
     /// Claims applied (they arrive more than once).
     claims: SeqWindow,
     /// When its next snapshot is due ([`Relay::step`] spreads clients
@@ -218,6 +215,13 @@ struct Client {
     /// Losses it reported that are being repaired: (first lost packet,
     /// entities to send again).
     repairs: Vec<(u16, Vec<u64>)>,
+}
+
+impl Client {
+    /// Has its view recomputed at its next tick.
+    fn view_stale(&mut self) {
+        self.view_at = f64::NEG_INFINITY;
+    }
 }
 
 /// Longest a client's view goes without being recomputed (s): moves
@@ -468,7 +472,8 @@ impl Relay {
         let interval = 1.0 / self.config.send_rate.max(1.0);
         let c = self.clients.entry(client).or_default();
         c.next_tick = now + phase * interval;
-        c.joined_at = now;
+        c.view_stale();
+        c.awaiting_interest_until = now + INTEREST_GRACE;
         let welcome = self.encode(&Message::Welcome {
             client_id: client,
             server_time: now,
@@ -746,8 +751,8 @@ impl Relay {
             Message::Interest(spec) => {
                 if let Some(c) = self.clients.get_mut(&client) {
                     c.interest = spec;
-                    c.interest_declared = true;
-                    c.view_fresh = false;
+                    c.awaiting_interest_until = f64::NEG_INFINITY;
+                    c.view_stale();
                 }
             }
             Message::EntityInterest {
@@ -807,7 +812,7 @@ impl Relay {
                 if kind == EntityKind::Controlled {
                     if let Some(c) = self.clients.get_mut(&client) {
                         c.controlled.insert(entity);
-                        c.view_fresh = false; // a new focus
+                        c.view_stale(); // a new focus
                     }
                 }
                 if !self.index.contains(entity) {
@@ -1309,16 +1314,14 @@ impl Relay {
     /// Whether `client`'s view must be recomputed before its snapshot.
     fn view_due(&self, client: u32, now: f64) -> bool {
         self.clients.get(&client).is_some_and(|c| {
-            !c.view_fresh
-                || c.view_changes != self.index.changes()
-                || now - c.view_at >= VIEW_REFRESH
+            c.view_changes != self.index.changes() || now - c.view_at >= VIEW_REFRESH
         })
     }
 
     /// Has `client`'s view recomputed at its next tick.
     fn view_changed(&mut self, client: u32) {
         if let Some(c) = self.clients.get_mut(&client) {
-            c.view_fresh = false;
+            c.view_stale();
         }
     }
 
@@ -1329,14 +1332,13 @@ impl Relay {
         let Some(c) = self.clients.get_mut(&client) else {
             return;
         };
-        c.view_fresh = true;
         c.view_at = now;
         c.view_changes = self.index.changes();
         self.focus.clear();
         self.focus
             .extend(c.controlled.iter().filter_map(|&e| self.index.cell(e)));
         let mut view = std::mem::take(&mut self.view);
-        if c.interest_declared || now - c.joined_at >= INTEREST_GRACE {
+        if now >= c.awaiting_interest_until {
             self.index
                 .visible(&c.interest, &self.focus, &c.visible, &mut view);
         } else {

@@ -2,12 +2,13 @@
 //! the sans-IO [`Relay`] stepped in real time. Runs standalone
 //! (`netsync relay`) or embedded (`netsync_server_*`).
 
-use foldhash::{HashMap, HashMapExt};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use foldhash::{HashMap, HashMapExt};
 
 use laminar::{Config, ConnectionManager, Packet, SocketEvent, VirtualConnection};
 

@@ -190,10 +190,11 @@ impl UpdatePacker {
             time,
             mtu,
             seq,
-            // Sized up front: a relay packs tens of thousands of these a
-            // second, and growing them was most of its allocations.
+            // Sized up front (tags on the first push of each message): a
+            // relay packs tens of thousands of these a second, and growing
+            // them was most of its allocations.
             body: Vec::with_capacity(mtu),
-            tags: Vec::with_capacity(16),
+            tags: Vec::new(),
             out: Vec::with_capacity(1),
         }
     }

@@ -117,7 +117,6 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
         // netsync patch: `touched` may already hold the connections
         // `send_queued` sent to; it is cleared once they are updated.
         let touched = &mut self.touched;
-
         let messenger = &mut self.messenger;
 
         // first we pull all newly arrived packets and handle them
@@ -127,9 +126,7 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
                 .receive_packet(self.receive_buffer.as_mut())
             {
                 Ok((payload, address)) => {
-                    if !full {
-                        touched.push(address);
-                    }
+                    touched.push(address);
                     if let Some(conn) = self.connections.get_mut(&address) {
                         conn.process_packet(messenger, payload, time);
                     } else {
@@ -165,18 +162,10 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
         }
 
         // now grab all the waiting packets and send them
-        while let Ok(event) = self.user_event_receiver.try_recv() {
-            if !full {
-                touched.push(event.address());
-            }
-            // get or create connection
-            let conn = self.connections.entry(event.address()).or_insert_with(|| {
-                TConnection::create_connection(messenger, event.address(), time)
-            });
+        self.send_queued(time);
 
-            conn.process_event(messenger, event, time);
-        }
-
+        let touched = &mut self.touched;
+        let messenger = &mut self.messenger;
         if !full {
             touched.sort_unstable();
             touched.dedup();
@@ -209,6 +198,7 @@ impl<TSocket: DatagramSocket, TConnection: Connection> ConnectionManager<TSocket
         let messenger = &mut self.messenger;
         while let Ok(event) = self.user_event_receiver.try_recv() {
             self.touched.push(event.address());
+            // get or create connection
             let conn = self.connections.entry(event.address()).or_insert_with(|| {
                 TConnection::create_connection(messenger, event.address(), time)
             });
